@@ -1,0 +1,726 @@
+/*
+ * mpi.h -- Verbatim's public header, following the MPI-5.0 standard ABI.
+ *
+ * Every value here is a wire contract: applications compiled against any standard-ABI mpi.h must
+ * run against libmpi_abi from Verbatim, so no value may be "improved". Sources (MPI-5.0, June 9
+ * 2025, HTML edition at mpi-forum.org/docs/mpi-5.0/mpi50-report/):
+ *   - Sec. 21.2   MPI_Abi_get_version / MPI_Abi_get_info, MPI_ABI_VERSION 1, MPI_ABI_SUBVERSION 0.
+ *   - Sec. 21.2.1 The header must be mpi.h; the C library must be named "mpi_abi" with platform
+ *                 prefix/suffix (Linux: libmpi_abi.so) and be the application's sole direct MPI
+ *                 dependency. Features deprecated in MPI-3.1 or earlier are NOT part of this API.
+ *                 The standard leaves the version suffix to platform convention; the MPI Forum
+ *                 stubs (mpi-forum/mpi-abi-stubs Makefile: SOVERSION = MPI_ABI_VERSION), MPICH
+ *                 (pmodels/mpich#7867) and Open MPI (open-mpi/ompi#13280) all use
+ *                 SONAME libmpi_abi.so.1, so Verbatim does too. Fortran: mpifort_abi (Sec. 21.4.2).
+ *   - Sec. 21.3.3 Predefined handles are compile-time integers 1..4095 (12 bits) cast to the handle
+ *                 type; they are never dereferenced. 0 is never a valid handle. The runtime must
+ *                 never hand out a handle in 1..4095, so "(uintptr_t)h <= 4095" identifies a
+ *                 predefined (or invalid-zero) handle and anything above is a runtime object.
+ *   - Sec. 21.5   Huffman layout inside that range (bit 11:0):
+ *                   0x020..0x03f  MPI_Op          (0b00_00_001_xx_xxx)
+ *                   0x100..0x1ff  other handles   (0b00_01_xxxxx_xxx; bits 7:3 = kind:
+ *                                 comm 0x100, group 0x108, win 0x110, file 0x118, session 0x120,
+ *                                 message 0x128, info 0x130, errhandler 0x140, request 0x180)
+ *                   0x200..0x2ff  MPI_Datatype    (0b00_10_xxxxx_xxx; bits 7:3 = category).
+ *                 Datatypes with bit 6 set are fixed-size; bits 5:3 then hold log2(size in bytes).
+ *                 Null handles have all bits zero except those naming the handle kind.
+ *   - Sec. 21.3.4 Integer constants: all unused values up to 16384 are reserved; implementation
+ *                 extensions (e.g. extra split types) must use values above 16384.
+ *   - Sec. 22.1.1 Tables of ABI values (the values used below).
+ *
+ * Known erratum: Sec. 21.5 Table 40 encodes MPI_ERRORS_RETURN as 0x142 and MPI_ERRORS_ABORT as
+ * 0x143, but Sec. 22.1.1 gives ERRORS_ABORT = 322 (0x142) and ERRORS_RETURN = 323 (0x143). The
+ * reference stubs (mpi-forum/mpi-abi-stubs#72) and MPICH (pmodels/mpich#7633) settled on the
+ * Sec. 22.1.1 values, which are used here so binaries interoperate with those libraries.
+ */
+#ifndef MPI_H_ABI
+#define MPI_H_ABI
+
+#include <stdint.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* ---- Versions (Sec. 21.2, 22.1.1) ------------------------------------------------------------ */
+
+#define MPI_VERSION        5
+#define MPI_SUBVERSION     0
+#define MPI_ABI_VERSION    1
+#define MPI_ABI_SUBVERSION 0
+
+/* ---- Integer types (Sec. 21.3.5) ------------------------------------------------------------- */
+
+/* The ABI fixes these so the same binary works on every LP64/ILP32 platform. MPI_Fint and the
+ * f2c/c2f functions are deliberately absent: Sec. 21.4 excludes them from the C ABI because the
+ * Fortran INTEGER size is a compiler option; MPI_Xxx_toint/fromint replace them. */
+typedef intptr_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef int64_t MPI_Count;
+
+/* ---- Status (Sec. 21.3.1): exactly eight ints, member names fixed by the ABI ----------------- */
+
+typedef struct {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int MPI_internal[5];
+} MPI_Status;
+
+/* Fortran status layout as seen from C (Sec. 21.4.3); indices are 0-based. */
+#define MPI_F_STATUS_SIZE 8
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+
+/* ---- Opaque handles (Sec. 21.3.2) ------------------------------------------------------------ */
+
+/* Incomplete struct pointers give type safety; the struct tags are part of the ABI because C++
+ * name mangling of user functions taking handles depends on them. */
+typedef struct MPI_ABI_Comm *MPI_Comm;
+typedef struct MPI_ABI_Datatype *MPI_Datatype;
+typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
+typedef struct MPI_ABI_File *MPI_File;
+typedef struct MPI_ABI_Group *MPI_Group;
+typedef struct MPI_ABI_Info *MPI_Info;
+typedef struct MPI_ABI_Message *MPI_Message;
+typedef struct MPI_ABI_Op *MPI_Op;
+typedef struct MPI_ABI_Request *MPI_Request;
+typedef struct MPI_ABI_Session *MPI_Session;
+typedef struct MPI_ABI_Win *MPI_Win;
+
+/* ---- Predefined handles (Sec. 21.5 / 22.1.1) ------------------------------------------------- */
+
+/* Reduction operators: 0x20..0x3f. */
+#define MPI_OP_NULL ((MPI_Op)0x020)
+#define MPI_SUM     ((MPI_Op)0x021)
+#define MPI_MIN     ((MPI_Op)0x022)
+#define MPI_MAX     ((MPI_Op)0x023)
+#define MPI_PROD    ((MPI_Op)0x024)
+#define MPI_BAND    ((MPI_Op)0x028)
+#define MPI_BOR     ((MPI_Op)0x029)
+#define MPI_BXOR    ((MPI_Op)0x02a)
+#define MPI_LAND    ((MPI_Op)0x030)
+#define MPI_LOR     ((MPI_Op)0x031)
+#define MPI_LXOR    ((MPI_Op)0x032)
+#define MPI_MINLOC  ((MPI_Op)0x038)
+#define MPI_MAXLOC  ((MPI_Op)0x039)
+#define MPI_REPLACE ((MPI_Op)0x03c)
+#define MPI_NO_OP   ((MPI_Op)0x03d)
+
+/* Other handle kinds: 0x100..0x1ff. */
+#define MPI_COMM_NULL  ((MPI_Comm)0x100)
+#define MPI_COMM_WORLD ((MPI_Comm)0x101)
+#define MPI_COMM_SELF  ((MPI_Comm)0x102)
+
+#define MPI_GROUP_NULL  ((MPI_Group)0x108)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x109)
+
+#define MPI_WIN_NULL ((MPI_Win)0x110)
+
+#define MPI_FILE_NULL ((MPI_File)0x118)
+
+#define MPI_SESSION_NULL ((MPI_Session)0x120)
+
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x128)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x129)
+
+#define MPI_INFO_NULL ((MPI_Info)0x130)
+#define MPI_INFO_ENV  ((MPI_Info)0x131)
+
+/* ABORT/RETURN follow Sec. 22.1.1, not Table 40; see the erratum note at the top. */
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x140)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x143)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x180)
+
+/* Datatypes: 0x200..0x2ff. Language-independent (category 00000). */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x200)
+#define MPI_AINT          ((MPI_Datatype)0x201)
+#define MPI_COUNT         ((MPI_Datatype)0x202)
+#define MPI_OFFSET        ((MPI_Datatype)0x203)
+#define MPI_PACKED        ((MPI_Datatype)0x207)
+
+/* C integers whose size varies by platform (category 00001). */
+#define MPI_SHORT              ((MPI_Datatype)0x208)
+#define MPI_INT                ((MPI_Datatype)0x209)
+#define MPI_LONG               ((MPI_Datatype)0x20a)
+#define MPI_LONG_LONG_INT      ((MPI_Datatype)0x20b)
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT /* synonym: same handle */
+#define MPI_UNSIGNED_SHORT     ((MPI_Datatype)0x20c)
+#define MPI_UNSIGNED           ((MPI_Datatype)0x20d)
+#define MPI_UNSIGNED_LONG      ((MPI_Datatype)0x20e)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x20f)
+
+/* C/C++ floating point and complex (category 00010). */
+#define MPI_FLOAT              ((MPI_Datatype)0x210)
+#define MPI_C_COMPLEX          ((MPI_Datatype)0x212)
+#define MPI_C_FLOAT_COMPLEX    MPI_C_COMPLEX /* synonym: same handle */
+#define MPI_CXX_FLOAT_COMPLEX  ((MPI_Datatype)0x213)
+#define MPI_DOUBLE             ((MPI_Datatype)0x214)
+#define MPI_C_DOUBLE_COMPLEX   ((MPI_Datatype)0x216)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)0x217)
+
+/* Fortran types of compiler-dependent size (category 00011). */
+#define MPI_LOGICAL          ((MPI_Datatype)0x218)
+#define MPI_INTEGER          ((MPI_Datatype)0x219)
+#define MPI_REAL             ((MPI_Datatype)0x21a)
+#define MPI_COMPLEX          ((MPI_Datatype)0x21b)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)0x21c)
+#define MPI_DOUBLE_COMPLEX   ((MPI_Datatype)0x21d)
+#define MPI_CHARACTER        ((MPI_Datatype)0x21e)
+
+/* long double family (category 00100). */
+#define MPI_LONG_DOUBLE             ((MPI_Datatype)0x220)
+#define MPI_C_LONG_DOUBLE_COMPLEX   ((MPI_Datatype)0x224)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
+
+/* Pair types for MINLOC/MAXLOC: C (00101) and Fortran (00110). */
+#define MPI_FLOAT_INT         ((MPI_Datatype)0x228)
+#define MPI_DOUBLE_INT        ((MPI_Datatype)0x229)
+#define MPI_LONG_INT          ((MPI_Datatype)0x22a)
+#define MPI_2INT              ((MPI_Datatype)0x22b)
+#define MPI_SHORT_INT         ((MPI_Datatype)0x22c)
+#define MPI_LONG_DOUBLE_INT   ((MPI_Datatype)0x22d)
+#define MPI_2REAL             ((MPI_Datatype)0x230)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)0x231)
+#define MPI_2INTEGER          ((MPI_Datatype)0x232)
+
+/* Other C/C++ types (category 00111). */
+#define MPI_C_BOOL   ((MPI_Datatype)0x238)
+#define MPI_CXX_BOOL ((MPI_Datatype)0x239)
+#define MPI_WCHAR    ((MPI_Datatype)0x23c)
+
+/* Fixed-size C/C++ types (bit 6 set, bits 5:3 = log2 bytes). */
+#define MPI_INT8_T        ((MPI_Datatype)0x240)
+#define MPI_UINT8_T       ((MPI_Datatype)0x241)
+#define MPI_CHAR          ((MPI_Datatype)0x243)
+#define MPI_SIGNED_CHAR   ((MPI_Datatype)0x244)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x245)
+#define MPI_BYTE          ((MPI_Datatype)0x247)
+#define MPI_INT16_T       ((MPI_Datatype)0x248)
+#define MPI_UINT16_T      ((MPI_Datatype)0x249)
+#define MPI_INT32_T       ((MPI_Datatype)0x250)
+#define MPI_UINT32_T      ((MPI_Datatype)0x251)
+#define MPI_INT64_T       ((MPI_Datatype)0x258)
+#define MPI_UINT64_T      ((MPI_Datatype)0x259)
+
+/* Fixed-size (optional) Fortran types; support is reported at run time, so every one has a value
+ * even if the library lacks it (Sec. 21.4: MPI_Type_size gives MPI_UNDEFINED then). */
+#define MPI_LOGICAL1  ((MPI_Datatype)0x2c0)
+#define MPI_INTEGER1  ((MPI_Datatype)0x2c1)
+#define MPI_LOGICAL2  ((MPI_Datatype)0x2c8)
+#define MPI_INTEGER2  ((MPI_Datatype)0x2c9)
+#define MPI_REAL2     ((MPI_Datatype)0x2ca)
+#define MPI_LOGICAL4  ((MPI_Datatype)0x2d0)
+#define MPI_INTEGER4  ((MPI_Datatype)0x2d1)
+#define MPI_REAL4     ((MPI_Datatype)0x2d2)
+#define MPI_COMPLEX4  ((MPI_Datatype)0x2d3)
+#define MPI_LOGICAL8  ((MPI_Datatype)0x2d8)
+#define MPI_INTEGER8  ((MPI_Datatype)0x2d9)
+#define MPI_REAL8     ((MPI_Datatype)0x2da)
+#define MPI_COMPLEX8  ((MPI_Datatype)0x2db)
+#define MPI_LOGICAL16 ((MPI_Datatype)0x2e0)
+#define MPI_INTEGER16 ((MPI_Datatype)0x2e1)
+#define MPI_REAL16    ((MPI_Datatype)0x2e2)
+#define MPI_COMPLEX16 ((MPI_Datatype)0x2e3)
+#define MPI_COMPLEX32 ((MPI_Datatype)0x2eb)
+
+/* ---- Integer constants (Sec. 22.1.1) --------------------------------------------------------- */
+
+/* Macros rather than enum members so applications can feature-test with #ifdef, which the
+ * standard permits ("literal integer constants ... or (where possible) as enum members"). */
+
+/* Error classes. */
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                    10
+#define MPI_ERR_TOPOLOGY              11
+#define MPI_ERR_DIMS                  12
+#define MPI_ERR_ARG                   13
+#define MPI_ERR_UNKNOWN               14
+#define MPI_ERR_TRUNCATE              15
+#define MPI_ERR_OTHER                 16
+#define MPI_ERR_INTERN                17
+#define MPI_ERR_PENDING               18
+#define MPI_ERR_IN_STATUS             19
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_ASSERT                22
+#define MPI_ERR_BAD_FILE              23
+#define MPI_ERR_BASE                  24
+#define MPI_ERR_CONVERSION            25
+#define MPI_ERR_DISP                  26
+#define MPI_ERR_DUP_DATAREP           27
+#define MPI_ERR_FILE_EXISTS           28
+#define MPI_ERR_FILE_IN_USE           29
+#define MPI_ERR_FILE                  30
+#define MPI_ERR_INFO_KEY              31
+#define MPI_ERR_INFO_NOKEY            32
+#define MPI_ERR_INFO_VALUE            33
+#define MPI_ERR_INFO                  34
+#define MPI_ERR_IO                    35
+#define MPI_ERR_KEYVAL                36
+#define MPI_ERR_LOCKTYPE              37
+#define MPI_ERR_NAME                  38
+#define MPI_ERR_NO_MEM                39
+#define MPI_ERR_NOT_SAME              40
+#define MPI_ERR_NO_SPACE              41
+#define MPI_ERR_NO_SUCH_FILE          42
+#define MPI_ERR_PORT                  43
+#define MPI_ERR_QUOTA                 44
+#define MPI_ERR_READ_ONLY             45
+#define MPI_ERR_RMA_ATTACH            46
+#define MPI_ERR_RMA_CONFLICT          47
+#define MPI_ERR_RMA_RANGE             48
+#define MPI_ERR_RMA_SHARED            49
+#define MPI_ERR_RMA_SYNC              50
+#define MPI_ERR_SERVICE               51
+#define MPI_ERR_SIZE                  52
+#define MPI_ERR_SPAWN                 53
+#define MPI_ERR_UNSUPPORTED_DATAREP   54
+#define MPI_ERR_UNSUPPORTED_OPERATION 55
+#define MPI_ERR_WIN                   56
+#define MPI_ERR_RMA_FLAVOR            57
+#define MPI_ERR_PROC_ABORTED          58
+#define MPI_ERR_VALUE_TOO_LARGE       59
+#define MPI_ERR_SESSION               60
+#define MPI_ERR_ERRHANDLER            61
+#define MPI_ERR_ABI                   62
+#define MPI_T_ERR_CANNOT_INIT         1001
+#define MPI_T_ERR_NOT_ACCESSIBLE      1002
+#define MPI_T_ERR_NOT_INITIALIZED     1003
+#define MPI_T_ERR_NOT_SUPPORTED       1004
+#define MPI_T_ERR_MEMORY              1005
+#define MPI_T_ERR_INVALID             1006
+#define MPI_T_ERR_INVALID_INDEX       1007
+#define MPI_T_ERR_INVALID_ITEM        1008 /* deprecated in MPI-4.0, still ABI */
+#define MPI_T_ERR_INVALID_SESSION     1009
+#define MPI_T_ERR_INVALID_HANDLE      1010
+#define MPI_T_ERR_INVALID_NAME        1011
+#define MPI_T_ERR_OUT_OF_HANDLES      1012
+#define MPI_T_ERR_OUT_OF_SESSIONS     1013
+#define MPI_T_ERR_CVAR_SET_NOT_NOW    1014
+#define MPI_T_ERR_CVAR_SET_NEVER      1015
+#define MPI_T_ERR_PVAR_NO_WRITE       1016
+#define MPI_T_ERR_PVAR_NO_STARTSTOP   1017
+#define MPI_T_ERR_PVAR_NO_ATOMIC      1018
+/* 16383: half the smallest INT_MAX C allows, leaving room for user codes above it. */
+#define MPI_ERR_LASTCODE 16383
+
+/* Maximum string sizes (fixed by the ABI so user buffers are portable). */
+#define MPI_MAX_DATAREP_STRING         128
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_INFO_KEY               256
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_PORT_NAME              1024
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_STRINGTAG_LEN          1024
+#define MPI_MAX_PSET_NAME_LEN          1024
+
+/* Mode constants: powers of two so they can be OR-ed. */
+#define MPI_MODE_APPEND          1
+#define MPI_MODE_CREATE          2
+#define MPI_MODE_DELETE_ON_CLOSE 4
+#define MPI_MODE_EXCL            8
+#define MPI_MODE_RDONLY          16
+#define MPI_MODE_RDWR            32
+#define MPI_MODE_SEQUENTIAL      64
+#define MPI_MODE_UNIQUE_OPEN     128
+#define MPI_MODE_WRONLY          256
+#define MPI_MODE_NOCHECK         1024
+#define MPI_MODE_NOPRECEDE       2048
+#define MPI_MODE_NOPUT           4096
+#define MPI_MODE_NOSTORE         8192
+#define MPI_MODE_NOSUCCEED       16384
+
+/* Assorted constants; sentinels are negative because any non-negative int may be a rank/tag. */
+#define MPI_ANY_SOURCE     (-1)
+#define MPI_ANY_TAG        (-2)
+#define MPI_PROC_NULL      (-3)
+#define MPI_ROOT           (-4)
+#define MPI_UNDEFINED      (-32766)
+#define MPI_BSEND_OVERHEAD 512
+
+/* Thread levels: monotonic, SINGLE < FUNNELED < SERIALIZED < MULTIPLE. */
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1024
+#define MPI_THREAD_SERIALIZED 2048
+#define MPI_THREAD_MULTIPLE   4096
+
+/* Array order and distribution (MPI_Type_create_subarray/darray). */
+#define MPI_ORDER_C              12
+#define MPI_ORDER_FORTRAN        15
+#define MPI_DISTRIBUTE_NONE      16
+#define MPI_DISTRIBUTE_BLOCK     17
+#define MPI_DISTRIBUTE_CYCLIC    18
+#define MPI_DISTRIBUTE_DFLT_DARG 19
+
+/* Datatype decoding combiners. F90 REAL/COMPLEX/INTEGER order is as in Sec. 22.1.1 (older
+ * drafts and stubs had INTEGER first; do not "fix" it back). */
+#define MPI_COMBINER_NAMED          101
+#define MPI_COMBINER_DUP            102
+#define MPI_COMBINER_CONTIGUOUS     103
+#define MPI_COMBINER_VECTOR         104
+#define MPI_COMBINER_HVECTOR        105
+#define MPI_COMBINER_INDEXED        106
+#define MPI_COMBINER_HINDEXED       107
+#define MPI_COMBINER_INDEXED_BLOCK  108
+#define MPI_COMBINER_HINDEXED_BLOCK 109
+#define MPI_COMBINER_STRUCT         110
+#define MPI_COMBINER_SUBARRAY       111
+#define MPI_COMBINER_DARRAY         112
+#define MPI_COMBINER_F90_REAL       113
+#define MPI_COMBINER_F90_COMPLEX    114
+#define MPI_COMBINER_F90_INTEGER    115
+#define MPI_COMBINER_RESIZED        116
+#define MPI_COMBINER_VALUE_INDEX    117
+
+/* F90 datatype matching (MPI_Type_match_size). */
+#define MPI_TYPECLASS_INTEGER 192
+#define MPI_TYPECLASS_REAL    193
+#define MPI_TYPECLASS_COMPLEX 194
+
+/* Communicator and group comparison results. */
+#define MPI_IDENT     201
+#define MPI_CONGRUENT 202
+#define MPI_SIMILAR   203
+#define MPI_UNEQUAL   204
+
+/* Topology kinds (MPI_Topo_test). */
+#define MPI_CART       211
+#define MPI_GRAPH      212
+#define MPI_DIST_GRAPH 213
+
+/* Communicator split types; implementation extensions must be > 16384 (Sec. 21.3.4). */
+#define MPI_COMM_TYPE_SHARED          221
+#define MPI_COMM_TYPE_HW_UNGUIDED     222
+#define MPI_COMM_TYPE_HW_GUIDED       223
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 224
+
+/* One-sided: lock types, window flavors, memory models. */
+#define MPI_LOCK_EXCLUSIVE      301
+#define MPI_LOCK_SHARED         302
+#define MPI_WIN_FLAVOR_CREATE   311
+#define MPI_WIN_FLAVOR_ALLOCATE 312
+#define MPI_WIN_FLAVOR_DYNAMIC  313
+#define MPI_WIN_FLAVOR_SHARED   314
+#define MPI_WIN_UNIFIED         321
+#define MPI_WIN_SEPARATE        322
+
+/* File positioning; CUR/END/SET as in Sec. 22.1.1 (not POSIX order, not the old stubs' order). */
+#define MPI_SEEK_CUR             401
+#define MPI_SEEK_END             402
+#define MPI_SEEK_SET             403
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-1)
+
+/* Predefined attribute keys. MPI_HOST is deprecated (MPI-4.1) but still in the ABI. */
+#define MPI_KEYVAL_INVALID    0
+#define MPI_TAG_UB            501
+#define MPI_IO                502
+#define MPI_HOST              503
+#define MPI_WTIME_IS_GLOBAL   504
+#define MPI_APPNUM            505
+#define MPI_LASTUSEDCODE      506
+#define MPI_UNIVERSE_SIZE     507
+#define MPI_WIN_BASE          601
+#define MPI_WIN_DISP_UNIT     602
+#define MPI_WIN_SIZE          603
+#define MPI_WIN_CREATE_FLAVOR 604
+#define MPI_WIN_MODEL         605
+
+/* ---- Buffer address and ignored-input constants (Sec. 22.1.1) -------------------------------- */
+
+/* Small integers cast to pointers: all but BOTTOM/IN_PLACE/AUTOMATIC are distinguished by type,
+ * so several legitimately share 0. The MPI_F_* / MPI_F08_* ignore sentinels are not in the C
+ * header (Sec. 21.4.4). */
+#define MPI_BOTTOM           ((void *)0)
+#define MPI_IN_PLACE         ((void *)1)
+#define MPI_BUFFER_AUTOMATIC ((void *)2)
+
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_UNWEIGHTED      ((int *)10)
+#define MPI_WEIGHTS_EMPTY   ((int *)11)
+
+/* ---- Callback types (Sec. 22.1.3.1) ---------------------------------------------------------- */
+
+/* Function types (not pointer types), as the standard spells them; APIs take "MPI_X_function *".
+ * The MPI-2.0 MPI_Copy_function/MPI_Delete_function and the MPI-2.2 *_errhandler_fn names are
+ * omitted: features deprecated in MPI-3.1 or earlier are not part of the ABI API (Sec. 21.2.1). */
+typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void(MPI_User_function_c)(void *invec, void *inoutvec, MPI_Count *len,
+                                  MPI_Datatype *datatype);
+
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                           void *extra_state);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out,
+                                         int *flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
+                                           void *attribute_val, void *extra_state);
+
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
+typedef void(MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
+typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+
+typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
+
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent,
+                                         void *extra_state);
+typedef int(MPI_Datarep_conversion_function)(void *userbuf, MPI_Datatype datatype, int count,
+                                             void *filebuf, MPI_Offset position, void *extra_state);
+typedef int(MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datatype,
+                                               MPI_Count count, void *filebuf, MPI_Offset position,
+                                               void *extra_state);
+
+/* Predefined callbacks are the integers 0 (null) and 1 (dup) cast to the callback type, so the
+ * runtime recognises them by value rather than by symbol address. */
+#define MPI_COMM_NULL_COPY_FN    ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_DUP_FN          ((MPI_Comm_copy_attr_function *)1)
+#define MPI_COMM_NULL_DELETE_FN  ((MPI_Comm_delete_attr_function *)0)
+#define MPI_WIN_NULL_COPY_FN     ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_DUP_FN           ((MPI_Win_copy_attr_function *)1)
+#define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
+#define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)1)
+#define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
+#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
+/* ---- Tool information interface types and constants (Sec. 22.1.1) ---------------------------- */
+
+/* The standard fixes only the handle values; the struct tags follow mpi-forum/mpi-abi-stubs so
+ * C++ mangling of tool code matches other standard-ABI builds. */
+typedef struct MPI_T_enum_t *MPI_T_enum;
+typedef struct MPI_T_cvar_handle_t *MPI_T_cvar_handle;
+typedef struct MPI_T_pvar_handle_t *MPI_T_pvar_handle;
+typedef struct MPI_T_pvar_session_t *MPI_T_pvar_session;
+typedef struct MPI_T_event_registration_t *MPI_T_event_registration;
+typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)1)
+
+/* These two are C types in the standard, so they are real enums (int-sized on every ABI). */
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0x00,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 0x03,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 0x0F,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 0x3F
+} MPI_T_cb_safety;
+
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 1,
+    MPI_T_SOURCE_UNORDERED = 2
+} MPI_T_source_order;
+
+/* Verbosity: bit 3/4/5 = user/tuner/mpidev audience, low bits = basic/detail/all. */
+#define MPI_T_VERBOSITY_USER_BASIC    0x09
+#define MPI_T_VERBOSITY_USER_DETAIL   0x0a
+#define MPI_T_VERBOSITY_USER_ALL      0x0c
+#define MPI_T_VERBOSITY_TUNER_BASIC   0x11
+#define MPI_T_VERBOSITY_TUNER_DETAIL  0x12
+#define MPI_T_VERBOSITY_TUNER_ALL     0x14
+#define MPI_T_VERBOSITY_MPIDEV_BASIC  0x21
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 0x22
+#define MPI_T_VERBOSITY_MPIDEV_ALL    0x24
+
+#define MPI_T_BIND_NO_OBJECT      1
+#define MPI_T_BIND_MPI_COMM       2
+#define MPI_T_BIND_MPI_DATATYPE   3
+#define MPI_T_BIND_MPI_ERRHANDLER 4
+#define MPI_T_BIND_MPI_FILE       5
+#define MPI_T_BIND_MPI_GROUP      6
+#define MPI_T_BIND_MPI_OP         7
+#define MPI_T_BIND_MPI_REQUEST    8
+#define MPI_T_BIND_MPI_WIN        9
+#define MPI_T_BIND_MPI_MESSAGE    10
+#define MPI_T_BIND_MPI_INFO       11
+#define MPI_T_BIND_MPI_SESSION    12
+
+#define MPI_T_SCOPE_CONSTANT 1
+#define MPI_T_SCOPE_READONLY 2
+#define MPI_T_SCOPE_LOCAL    3
+#define MPI_T_SCOPE_GROUP    4
+#define MPI_T_SCOPE_GROUP_EQ 5
+#define MPI_T_SCOPE_ALL      6
+#define MPI_T_SCOPE_ALL_EQ   7
+
+#define MPI_T_PVAR_CLASS_STATE         1
+#define MPI_T_PVAR_CLASS_LEVEL         2
+#define MPI_T_PVAR_CLASS_SIZE          3
+#define MPI_T_PVAR_CLASS_PERCENTAGE    4
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 5
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  6
+#define MPI_T_PVAR_CLASS_COUNTER       7
+#define MPI_T_PVAR_CLASS_AGGREGATE     8
+#define MPI_T_PVAR_CLASS_TIMER         9
+#define MPI_T_PVAR_CLASS_GENERIC       10
+
+typedef void(MPI_T_event_cb_function)(MPI_T_event_instance event_instance,
+                                      MPI_T_event_registration event_registration,
+                                      MPI_T_cb_safety cb_safety, void *user_data);
+typedef void(MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration,
+                                           MPI_T_cb_safety cb_safety, void *user_data);
+typedef void(MPI_T_event_dropped_cb_function)(MPI_Count count,
+                                              MPI_T_event_registration event_registration,
+                                              int source_index, MPI_T_cb_safety cb_safety,
+                                              void *user_data);
+
+/* ---- Function prototypes --------------------------------------------------------------------- */
+
+/* Every routine exists as MPI_X and PMPI_X (profiling interface); one macro declares both so the
+ * two signatures can never drift apart. Undefined again at the end of this header. */
+#define VBT_MPI_DECL(ret, name, params)                                                            \
+    ret MPI_##name params;                                                                         \
+    ret PMPI_##name params
+
+/* clang-format reads a lone "(T *p)" macro argument as a multiplication and would print
+ * "T * p", so the prototype block below is laid out by hand (still 4-space, 100 columns). */
+/* clang-format off */
+/* Group "environment": init/finalize, threading, timers, identification, errors, ABI queries. */
+VBT_MPI_DECL(int, Init, (int *argc, char ***argv));
+VBT_MPI_DECL(int, Init_thread, (int *argc, char ***argv, int required, int *provided));
+VBT_MPI_DECL(int, Finalize, (void));
+VBT_MPI_DECL(int, Initialized, (int *flag));
+VBT_MPI_DECL(int, Finalized, (int *flag));
+VBT_MPI_DECL(int, Query_thread, (int *provided));
+VBT_MPI_DECL(int, Is_thread_main, (int *flag));
+VBT_MPI_DECL(int, Abort, (MPI_Comm comm, int errorcode));
+VBT_MPI_DECL(double, Wtime, (void));
+VBT_MPI_DECL(double, Wtick, (void));
+VBT_MPI_DECL(int, Get_processor_name, (char *name, int *resultlen));
+VBT_MPI_DECL(int, Get_version, (int *version, int *subversion));
+VBT_MPI_DECL(int, Get_library_version, (char *version, int *resultlen));
+VBT_MPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
+VBT_MPI_DECL(int, Comm_size, (MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
+VBT_MPI_DECL(int, Error_class, (int errorcode, int *errorclass));
+VBT_MPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
+VBT_MPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+/* ABI queries (Sec. 21.2) and Fortran type registration (Sec. 21.4.1). */
+VBT_MPI_DECL(int, Abi_get_version, (int *abi_major, int *abi_minor));
+VBT_MPI_DECL(int, Abi_get_info, (MPI_Info *info));
+VBT_MPI_DECL(int, Abi_get_fortran_info, (MPI_Info *info));
+VBT_MPI_DECL(int, Abi_set_fortran_info, (MPI_Info info));
+VBT_MPI_DECL(int, Abi_get_fortran_booleans,
+             (int logical_size, void *logical_true, void *logical_false, int *is_set));
+VBT_MPI_DECL(int, Abi_set_fortran_booleans,
+             (int logical_size, void *logical_true, void *logical_false));
+
+/* Group "point-to-point": sends, receives, completion, probes, status queries. */
+VBT_MPI_DECL(int, Send,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Recv,
+             (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Isend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Irecv,
+             (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ssend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Issend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Rsend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Irsend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Bsend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Ibsend,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+/* buffer_addr is really a void ** passed as void * (standard C binding). */
+VBT_MPI_DECL(int, Buffer_attach, (void *buffer, int size));
+VBT_MPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+VBT_MPI_DECL(int, Sendrecv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm comm, MPI_Status *status));
+VBT_MPI_DECL(int, Sendrecv_replace,
+             (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+              int recvtag, MPI_Comm comm, MPI_Status *status));
+VBT_MPI_DECL(int, Wait, (MPI_Request *request, MPI_Status *status));
+VBT_MPI_DECL(int, Waitall,
+             (int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses));
+VBT_MPI_DECL(int, Waitany,
+             (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status));
+VBT_MPI_DECL(int, Waitsome,
+             (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+              MPI_Status *array_of_statuses));
+VBT_MPI_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status));
+VBT_MPI_DECL(int, Testall,
+             (int count, MPI_Request array_of_requests[], int *flag,
+              MPI_Status *array_of_statuses));
+VBT_MPI_DECL(int, Testany,
+             (int count, MPI_Request array_of_requests[], int *indx, int *flag,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Testsome,
+             (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+              MPI_Status *array_of_statuses));
+VBT_MPI_DECL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status));
+VBT_MPI_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status));
+VBT_MPI_DECL(int, Mprobe,
+             (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status));
+VBT_MPI_DECL(int, Improbe,
+             (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Mrecv,
+             (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Imrecv,
+             (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Request_free, (MPI_Request *request));
+VBT_MPI_DECL(int, Cancel, (MPI_Request *request));
+VBT_MPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag));
+VBT_MPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+VBT_MPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+/* Deprecated in MPI-4.1 (use the _c variant); still part of the ABI. */
+VBT_MPI_DECL(int, Get_elements_x,
+             (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+VBT_MPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
+VBT_MPI_DECL(int, Barrier, (MPI_Comm comm));
+/* clang-format on */
+
+#undef VBT_MPI_DECL
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* MPI_H_ABI */

@@ -1,0 +1,120 @@
+/* MPI_Init and friends: bring the library up and down. */
+#include "vbt_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+VBT_PMPI_ALIAS(Init)
+VBT_PMPI_ALIAS(Init_thread)
+VBT_PMPI_ALIAS(Finalize)
+VBT_PMPI_ALIAS(Initialized)
+VBT_PMPI_ALIAS(Finalized)
+VBT_PMPI_ALIAS(Query_thread)
+VBT_PMPI_ALIAS(Is_thread_main)
+VBT_PMPI_ALIAS(Abort)
+
+static int init_common(const char *call, int required, int *provided)
+{
+    vbt_status_t status;
+    int ignored;
+
+    if (vbt_rt.state != VBT_RT_UNINITIALIZED)
+        return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
+                               vbt_rt.state == VBT_RT_FINALIZED
+                                   ? "MPI cannot be initialised again after MPI_Finalize"
+                                   : "MPI is already initialised; call MPI_Init only once");
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument required is %d; pass one of MPI_THREAD_SINGLE, "
+                               "MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE",
+                               required);
+    status = vbt_runtime_init(required, provided ? provided : &ignored);
+    if (status != VBT_OK)
+        return vbt_error_raise(NULL, call, vbt_status_to_errclass(status),
+                               "initialisation failed: %s (the lines above say why)",
+                               vbt_status_string(status));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (provided == NULL)
+        return vbt_error_raise(NULL, "MPI_Init_thread", MPI_ERR_ARG,
+                               "argument provided is NULL; pass the address of an int");
+    return init_common("MPI_Init_thread", required, provided);
+}
+
+int PMPI_Finalize(void)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Finalize");
+    status = vbt_runtime_finalize();
+    if (status != VBT_OK)
+        return vbt_error_raise(NULL, "MPI_Finalize", vbt_status_to_errclass(status),
+                               "finalisation failed: %s", vbt_status_string(status));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Initialized(int *flag)
+{
+    if (flag == NULL)
+        return vbt_error_raise(NULL, "MPI_Initialized", MPI_ERR_ARG, "argument flag is NULL");
+    /* True after MPI_Init, and still true after MPI_Finalize, as the standard says. */
+    *flag = vbt_rt.state != VBT_RT_UNINITIALIZED;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+    if (flag == NULL)
+        return vbt_error_raise(NULL, "MPI_Finalized", MPI_ERR_ARG, "argument flag is NULL");
+    *flag = vbt_rt.state == VBT_RT_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Query_thread(int *provided)
+{
+    VBT_API_ENTER("MPI_Query_thread");
+    if (provided == NULL)
+        return vbt_error_raise(NULL, "MPI_Query_thread", MPI_ERR_ARG, "argument provided is NULL");
+    *provided = vbt_rt.thread_level;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Is_thread_main(int *flag)
+{
+    VBT_API_ENTER("MPI_Is_thread_main");
+    if (flag == NULL)
+        return vbt_error_raise(NULL, "MPI_Is_thread_main", MPI_ERR_ARG, "argument flag is NULL");
+    *flag = pthread_equal(pthread_self(), vbt_rt.main_thread);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+
+    if (vbt_rt.state != VBT_RT_INITIALIZED) {
+        /* Nobody else to tell: just end this process with the code asked for. */
+        fflush(stdout);
+        _exit(errorcode != 0 ? errorcode : 1);
+    }
+    /* Any communicator aborts the whole job: we cannot end a subset cleanly. */
+    (void)comm;
+    snprintf(msg, sizeof(msg), "MPI_Abort(errorcode %d) called by rank %d", errorcode,
+             vbt_rt.proc.rank);
+    fflush(stdout);
+    fflush(stderr);
+    vbt_pmix_abort(errorcode, msg);
+}

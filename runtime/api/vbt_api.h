@@ -1,0 +1,30 @@
+/* Shared by the thin MPI entry points: each checks its arguments, calls the implementation and
+ * maps the status at this one boundary. */
+#ifndef VBT_API_H
+#define VBT_API_H
+
+#include <mpi.h>
+
+#include "vbt_comm.h"
+#include "vbt_compiler.h"
+#include "vbt_error.h"
+#include "vbt_runtime.h"
+
+/* MPI_X is a weak alias of PMPI_X, so a profiling library can define MPI_X and call PMPI_X. */
+#define VBT_PMPI_ALIAS(_name) _Pragma(VBT_STRINGIFY(weak MPI_##_name = PMPI_##_name))
+
+#define VBT_API_ENTER(_call)                                                                       \
+    do {                                                                                           \
+        if (unlikely(vbt_rt.state != VBT_RT_INITIALIZED))                                          \
+            return vbt_error_not_initialized(_call);                                               \
+    } while (0)
+
+/* Resolve a communicator handle or raise MPI_ERR_COMM from _call. */
+#define VBT_API_COMM(_var, _handle, _call)                                                         \
+    vbt_comm_t *_var = vbt_comm_get(_handle);                                                      \
+    if (unlikely(_var == NULL))                                                                    \
+        return vbt_error_raise(NULL, _call, MPI_ERR_COMM,                                          \
+                               "argument comm is not a valid communicator (%s)",                   \
+                               (_handle) == MPI_COMM_NULL ? "MPI_COMM_NULL" : "unknown handle");
+
+#endif

@@ -1,0 +1,233 @@
+#include "vbt_config.h"
+#include "vbt_log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern char **environ;
+
+vbt_config_t vbt_cfg = {.log_level = VBT_LOG_WARN};
+
+static const vbt_knob_t knobs[] = {
+    {"VBT_LOG",
+     "warn",
+     VBT_KNOB_LOG_LEVEL,
+     {.i = &vbt_cfg.log_level},
+     "log level: error, warn, info, debug (trace with --enable-debug)"},
+    {"VBT_CC",
+     "cc",
+     VBT_KNOB_STRING,
+     {NULL},
+     "C compiler used by mpicc (MPICH_CC and OMPI_CC are honoured too)"},
+    {"VBT_CXX",
+     "c++",
+     VBT_KNOB_STRING,
+     {NULL},
+     "C++ compiler used by mpicxx (MPICH_CXX and OMPI_CXX are honoured too)"},
+    {"VBT_ALLOW_NO_RDMA",
+     "0",
+     VBT_KNOB_BOOL,
+     {NULL},
+     "make check: skip the verbs tests, instead of failing, where neither an RDMA device nor "
+     "the Soft-RoCE VM is available"},
+    {"VBT_RXEVM_TIMEOUT",
+     "1200",
+     VBT_KNOB_INT,
+     {NULL},
+     "test/rxevm: seconds before the Soft-RoCE VM is killed"},
+    {"VBT_RXEVM_VERBOSE", "0", VBT_KNOB_BOOL, {NULL}, "test/rxevm: show the VM's console"},
+};
+
+const vbt_knob_t *vbt_config_knobs(size_t *count_p)
+{
+    *count_p = sizeof(knobs) / sizeof(knobs[0]);
+    return knobs;
+}
+
+vbt_status_t vbt_config_parse_value(vbt_knob_type_t type, const char *text, int64_t *value_p)
+{
+    char *end;
+    long long v;
+
+    switch (type) {
+    case VBT_KNOB_STRING:
+        return VBT_OK;
+    case VBT_KNOB_LOG_LEVEL:
+        v = vbt_log_level_parse(text);
+        if (v < 0)
+            return VBT_ERR_INVALID_PARAM;
+        break;
+    case VBT_KNOB_BOOL:
+        if (!strcmp(text, "1") || !strcasecmp(text, "yes") || !strcasecmp(text, "true") ||
+            !strcasecmp(text, "on"))
+            v = 1;
+        else if (!strcmp(text, "0") || !strcasecmp(text, "no") || !strcasecmp(text, "false") ||
+                 !strcasecmp(text, "off"))
+            v = 0;
+        else
+            return VBT_ERR_INVALID_PARAM;
+        break;
+    case VBT_KNOB_INT:
+    case VBT_KNOB_SIZE:
+        errno = 0;
+        v = strtoll(text, &end, 0);
+        if (errno != 0 || end == text)
+            return VBT_ERR_INVALID_PARAM;
+        if (type == VBT_KNOB_SIZE && *end != '\0') {
+            int shift = 0;
+            switch (tolower((unsigned char)*end)) {
+            case 'k':
+                shift = 10;
+                break;
+            case 'm':
+                shift = 20;
+                break;
+            case 'g':
+                shift = 30;
+                break;
+            default:
+                return VBT_ERR_INVALID_PARAM;
+            }
+            end++;
+            if (*end == 'b' || *end == 'B')
+                end++;
+            if (v < 0 || v > (INT64_MAX >> shift))
+                return VBT_ERR_INVALID_PARAM;
+            v <<= shift;
+        }
+        if (*end != '\0' || (type == VBT_KNOB_SIZE && v < 0))
+            return VBT_ERR_INVALID_PARAM;
+        break;
+    default:
+        return VBT_ERR_INVALID_PARAM;
+    }
+    *value_p = v;
+    return VBT_OK;
+}
+
+static const char *type_hint(vbt_knob_type_t type)
+{
+    switch (type) {
+    case VBT_KNOB_LOG_LEVEL:
+        return "one of error, warn, info, debug, trace";
+    case VBT_KNOB_BOOL:
+        return "0 or 1";
+    case VBT_KNOB_INT:
+        return "an integer";
+    case VBT_KNOB_SIZE:
+        return "a size in bytes such as 4096, 64k or 1m";
+    default:
+        return "a string";
+    }
+}
+
+static void store(const vbt_knob_t *k, int64_t v, const char *text)
+{
+    switch (k->type) {
+    case VBT_KNOB_SIZE:
+        *k->dest.size = (size_t)v;
+        break;
+    case VBT_KNOB_STRING:
+        *k->dest.str = text;
+        break;
+    default:
+        *k->dest.i = (int)v;
+        break;
+    }
+}
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned row[64];
+    if (lb >= sizeof(row) / sizeof(row[0]))
+        return 1000;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
+            unsigned best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *vbt_config_closest(const char *name)
+{
+    const char *best = NULL;
+    unsigned best_d = 4; /* farther than this is no suggestion at all */
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+        unsigned d = edit_distance(name, knobs[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = knobs[i].name;
+        }
+    }
+    return best;
+}
+
+static const vbt_knob_t *find_knob(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+        if (strlen(knobs[i].name) == len && strncmp(knobs[i].name, name, len) == 0)
+            return &knobs[i];
+    }
+    return NULL;
+}
+
+vbt_status_t vbt_config_load(void)
+{
+    vbt_status_t status = VBT_OK;
+
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+        const vbt_knob_t *k = &knobs[i];
+        const char *text = getenv(k->name);
+        int64_t v = 0;
+
+        if (k->dest.i == NULL)
+            continue;
+        if (text == NULL || *text == '\0')
+            text = k->default_value;
+        if (vbt_config_parse_value(k->type, text, &v) != VBT_OK) {
+            vbt_error("%s=\"%s\" is not valid: expected %s (default %s)", k->name, text,
+                      type_hint(k->type), k->default_value);
+            status = VBT_ERR_INVALID_PARAM;
+            continue;
+        }
+        store(k, v, text);
+        if (k->dest.i == &vbt_cfg.log_level)
+            vbt_log_level = (vbt_log_level_t)v;
+    }
+
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        char name[128];
+        const char *hint;
+
+        if (strncmp(*e, "VBT_", 4) != 0 || find_knob(*e, len) != NULL)
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)len, *e);
+        hint = vbt_config_closest(name);
+        if (hint != NULL)
+            vbt_warn("unknown environment variable %s ignored: did you mean %s?", name, hint);
+        else
+            vbt_warn("unknown environment variable %s ignored (verbatim-info lists the knobs)",
+                     name);
+    }
+    return status;
+}

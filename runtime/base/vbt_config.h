@@ -1,0 +1,55 @@
+/* Every VBT_* environment knob is declared once, in the table in vbt_config.c (name, default,
+ * type, help). verbatim-info prints the table, README documents it, and an unknown VBT_*
+ * variable in the environment gets a warning naming the closest known knob. */
+#ifndef VBT_CONFIG_H
+#define VBT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vbt_status.h"
+
+typedef enum {
+    VBT_KNOB_STRING,
+    VBT_KNOB_INT,
+    VBT_KNOB_SIZE, /* bytes, with an optional k/m/g suffix (powers of 1024) */
+    VBT_KNOB_BOOL,
+    VBT_KNOB_LOG_LEVEL,
+} vbt_knob_type_t;
+
+/* Where a knob's parsed value goes: the member matching its type, or all NULL for knobs that
+ * only scripts read (they are listed so verbatim-info, README and the typo check know them). */
+typedef union {
+    int *i; /* INT, BOOL, LOG_LEVEL */
+    size_t *size;
+    const char **str;
+} vbt_knob_dest_t;
+
+typedef struct {
+    const char *name;
+    const char *default_value;
+    vbt_knob_type_t type;
+    vbt_knob_dest_t dest;
+    const char *help;
+} vbt_knob_t;
+
+/* Parsed values of the knobs the C code reads. */
+typedef struct {
+    int log_level;
+} vbt_config_t;
+
+extern vbt_config_t vbt_cfg;
+
+/* Parse every knob from the environment (defaults for unset ones), warn about unknown VBT_*
+ * names. Fails with VBT_ERR_INVALID_PARAM, after logging which knob and why, on a bad value. */
+vbt_status_t vbt_config_load(void);
+
+const vbt_knob_t *vbt_config_knobs(size_t *count_p);
+
+/* Parse one value of the given type; exposed for the unit tests. */
+vbt_status_t vbt_config_parse_value(vbt_knob_type_t type, const char *text, int64_t *value_p);
+
+/* The known knob closest in spelling to name, or NULL when none is close. */
+const char *vbt_config_closest(const char *name);
+
+#endif

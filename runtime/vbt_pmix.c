@@ -1,0 +1,373 @@
+/* PMIx client side of the runtime: the only file that includes <pmix.h>. */
+#include "vbt_pmix.h"
+#include "vbt_log.h"
+
+#include <pmix.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VBT_MODEX_PREFIX "vbt."
+
+static pmix_proc_t my_proc;
+static int pmix_up;
+
+/* Singleton mode keeps what it "publishes" here: with a world of one, the only reader is us. */
+typedef struct singleton_blob {
+    struct singleton_blob *next;
+    char *key;
+    void *data;
+    size_t len;
+} singleton_blob_t;
+static singleton_blob_t *singleton_blobs;
+
+static int started_by_pmix(void)
+{
+    return getenv("PMIX_NAMESPACE") != NULL || getenv("PMIX_SERVER_URI41") != NULL ||
+           getenv("PMIX_SERVER_URI4") != NULL || getenv("PMIX_SERVER_URI3") != NULL ||
+           getenv("PMIX_SERVER_URI2") != NULL;
+}
+
+static int value_to_int(const pmix_value_t *v, int *out_p)
+{
+    switch (v->type) {
+    case PMIX_UINT32:
+        *out_p = (int)v->data.uint32;
+        return 0;
+    case PMIX_UINT16:
+        *out_p = (int)v->data.uint16;
+        return 0;
+    case PMIX_UINT8:
+        *out_p = (int)v->data.uint8;
+        return 0;
+    case PMIX_INT:
+        *out_p = v->data.integer;
+        return 0;
+    case PMIX_INT32:
+        *out_p = (int)v->data.int32;
+        return 0;
+    case PMIX_UINT:
+        *out_p = (int)v->data.uint;
+        return 0;
+    case PMIX_UINT64:
+        *out_p = (int)v->data.uint64;
+        return 0;
+    case PMIX_PROC_RANK:
+        *out_p = (int)v->data.rank;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* Fetch an integer key; missing keys leave *out_p unchanged so callers can preset a fallback. */
+static int get_int(pmix_rank_t rank, const char *key, int *out_p)
+{
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    int ret;
+
+    PMIX_LOAD_PROCID(&proc, my_proc.nspace, rank);
+    rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || val == NULL) {
+        vbt_debug("PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
+        return -1;
+    }
+    ret = value_to_int(val, out_p);
+    if (ret != 0)
+        vbt_debug("PMIx key %s has unexpected type %d", key, (int)val->type);
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+static vbt_status_t parse_local_peers(const char *list, vbt_proc_info_t *info)
+{
+    int n = 1;
+    const char *p;
+    char *end;
+
+    for (p = list; *p; p++)
+        n += (*p == ',');
+    info->local_peers = calloc((size_t)n, sizeof(int));
+    if (info->local_peers == NULL)
+        return VBT_ERR_NO_MEMORY;
+    n = 0;
+    for (p = list; *p;) {
+        long r = strtol(p, &end, 10);
+        if (end == p || r < 0 || r >= info->size) {
+            vbt_error("PMIx gave a malformed local peer list \"%s\"", list);
+            return VBT_ERR_PMIX;
+        }
+        info->local_peers[n++] = (int)r;
+        p = (*end == ',') ? end + 1 : end;
+    }
+    info->local_size = n;
+    return VBT_OK;
+}
+
+static vbt_status_t init_singleton(vbt_proc_info_t *info)
+{
+    info->singleton = 1;
+    info->rank = 0;
+    info->size = 1;
+    info->local_rank = 0;
+    info->local_size = 1;
+    info->node_rank = 0;
+    info->appnum = 0;
+    info->local_peers = calloc(1, sizeof(int));
+    if (info->local_peers == NULL)
+        return VBT_ERR_NO_MEMORY;
+    vbt_debug("no process manager in the environment: running as a singleton");
+    return VBT_OK;
+}
+
+vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
+{
+    pmix_proc_t wildcard;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    vbt_status_t status;
+
+    memset(info, 0, sizeof(*info));
+    if (gethostname(info->hostname, sizeof(info->hostname) - 1) != 0)
+        strcpy(info->hostname, "localhost");
+
+    if (!started_by_pmix())
+        return init_singleton(info);
+
+    rc = PMIx_Init(&my_proc, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("cannot connect to the PMIx server of the launcher (PMIx_Init: %s); start "
+                  "the program with mpirun, or srun --mpi=pmix under Slurm",
+                  PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    pmix_up = 1;
+    info->rank = (int)my_proc.rank;
+
+    PMIX_LOAD_PROCID(&wildcard, my_proc.nspace, PMIX_RANK_WILDCARD);
+    if (get_int(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &info->size) != 0 || info->size <= 0) {
+        vbt_error("the process manager did not say how many ranks the job has (PMIX_JOB_SIZE)");
+        return VBT_ERR_PMIX;
+    }
+    if (info->rank < 0 || info->rank >= info->size) {
+        vbt_error("PMIx rank %d is outside the job size %d", info->rank, info->size);
+        return VBT_ERR_PMIX;
+    }
+
+    rc = PMIx_Get(&wildcard, PMIX_LOCAL_PEERS, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_STRING && val->data.string) {
+        status = parse_local_peers(val->data.string, info);
+        PMIX_VALUE_RELEASE(val);
+        if (status != VBT_OK)
+            return status;
+    } else {
+        /* Without the list, assume we are alone on the node: the safe choice for transports. */
+        if (val != NULL)
+            PMIX_VALUE_RELEASE(val);
+        vbt_debug("PMIX_LOCAL_PEERS not available: assuming no peers on this node");
+        info->local_peers = calloc(1, sizeof(int));
+        if (info->local_peers == NULL)
+            return VBT_ERR_NO_MEMORY;
+        info->local_peers[0] = info->rank;
+        info->local_size = 1;
+    }
+
+    info->local_rank = 0;
+    for (int i = 0; i < info->local_size; i++) {
+        if (info->local_peers[i] == info->rank)
+            info->local_rank = i;
+    }
+    get_int(my_proc.rank, PMIX_LOCAL_RANK, &info->local_rank);
+    info->node_rank = info->local_rank;
+    get_int(my_proc.rank, PMIX_NODE_RANK, &info->node_rank);
+    info->appnum = 0;
+    get_int(my_proc.rank, PMIX_APPNUM, &info->appnum);
+
+    rc = PMIx_Get(&my_proc, PMIX_HOSTNAME, NULL, 0, &val);
+    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_STRING && val->data.string)
+        snprintf(info->hostname, sizeof(info->hostname), "%s", val->data.string);
+    if (val != NULL)
+        PMIX_VALUE_RELEASE(val);
+
+    vbt_debug("PMIx: nspace %s rank %d of %d, local rank %d of %d, node rank %d, app %d",
+              my_proc.nspace, info->rank, info->size, info->local_rank, info->local_size,
+              info->node_rank, info->appnum);
+    return VBT_OK;
+}
+
+vbt_status_t vbt_pmix_finalize(void)
+{
+    pmix_proc_t wildcard;
+    pmix_status_t rc;
+    vbt_status_t status = VBT_OK;
+
+    while (singleton_blobs != NULL) {
+        singleton_blob_t *b = singleton_blobs;
+        singleton_blobs = b->next;
+        free(b->key);
+        free(b->data);
+        free(b);
+    }
+    if (!pmix_up)
+        return VBT_OK;
+
+    /* MPI_Finalize is collective: nobody disconnects while a peer may still need it. */
+    PMIX_LOAD_PROCID(&wildcard, my_proc.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Fence(&wildcard, 1, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("final PMIx fence failed: %s", PMIx_Error_string(rc));
+        status = VBT_ERR_PMIX;
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
+        status = VBT_ERR_PMIX;
+    }
+    pmix_up = 0;
+    return status;
+}
+
+void vbt_pmix_abort(int code, const char *msg)
+{
+    if (pmix_up) {
+        pmix_status_t rc = PMIx_Abort(code, msg, NULL, 0);
+        if (rc != PMIX_SUCCESS)
+            vbt_error("PMIx_Abort failed (%s): exiting alone", PMIx_Error_string(rc));
+    }
+    /* The launcher ends the others; this process must not run on either way. */
+    _exit(code != 0 ? code : 1);
+}
+
+static vbt_status_t make_key(const char *key, char *out, size_t outlen)
+{
+    if ((size_t)snprintf(out, outlen, VBT_MODEX_PREFIX "%s", key) >= outlen) {
+        vbt_error("modex key \"%s\" is too long", key);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_modex_put(const char *key, const void *data, size_t len)
+{
+    char pkey[PMIX_MAX_KEYLEN + 1];
+    pmix_value_t value;
+    pmix_status_t rc;
+    vbt_status_t status;
+
+    status = make_key(key, pkey, sizeof(pkey));
+    if (status != VBT_OK)
+        return status;
+
+    if (!pmix_up) {
+        singleton_blob_t *b = calloc(1, sizeof(*b));
+        if (b == NULL || (b->key = strdup(pkey)) == NULL || (len && !(b->data = malloc(len)))) {
+            if (b)
+                free(b->key);
+            free(b);
+            return VBT_ERR_NO_MEMORY;
+        }
+        if (len)
+            memcpy(b->data, data, len);
+        b->len = len;
+        b->next = singleton_blobs;
+        singleton_blobs = b;
+        return VBT_OK;
+    }
+
+    /* PMIx copies the byte object, so pointing it at the caller's buffer is enough. */
+    PMIX_VALUE_CONSTRUCT(&value);
+    value.type = PMIX_BYTE_OBJECT;
+    value.data.bo.bytes = (char *)data;
+    value.data.bo.size = len;
+    rc = PMIx_Put(PMIX_GLOBAL, pkey, &value);
+    value.data.bo.bytes = NULL;
+    value.data.bo.size = 0;
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx_Put(%s, %zu bytes) failed: %s", pkey, len, PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_modex_fence(void)
+{
+    pmix_proc_t wildcard;
+    pmix_info_t info;
+    bool collect = true;
+    pmix_status_t rc;
+
+    if (!pmix_up)
+        return VBT_OK;
+    rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx_Commit failed: %s", PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    PMIX_LOAD_PROCID(&wildcard, my_proc.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence(&wildcard, 1, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx fence for the modex failed: %s (did a peer exit early?)",
+                  PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_modex_get(int rank, const char *key, void **data_p, size_t *len_p)
+{
+    char pkey[PMIX_MAX_KEYLEN + 1];
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    vbt_status_t status;
+    void *copy;
+
+    status = make_key(key, pkey, sizeof(pkey));
+    if (status != VBT_OK)
+        return status;
+
+    if (!pmix_up) {
+        for (singleton_blob_t *b = singleton_blobs; b != NULL; b = b->next) {
+            if (rank == 0 && strcmp(b->key, pkey) == 0) {
+                copy = malloc(b->len ? b->len : 1);
+                if (copy == NULL)
+                    return VBT_ERR_NO_MEMORY;
+                memcpy(copy, b->data, b->len);
+                *data_p = copy;
+                *len_p = b->len;
+                return VBT_OK;
+            }
+        }
+        return VBT_ERR_NOT_FOUND;
+    }
+
+    PMIX_LOAD_PROCID(&proc, my_proc.nspace, (pmix_rank_t)rank);
+    rc = PMIx_Get(&proc, pkey, NULL, 0, &val);
+    if (rc != PMIX_SUCCESS || val == NULL) {
+        vbt_error("rank %d published no \"%s\" in the modex: %s", rank, pkey,
+                  PMIx_Error_string(rc));
+        return rc == PMIX_ERR_NOT_FOUND ? VBT_ERR_NOT_FOUND : VBT_ERR_PMIX;
+    }
+    if (val->type != PMIX_BYTE_OBJECT) {
+        vbt_error("modex key %s of rank %d has type %d, expected bytes", pkey, rank,
+                  (int)val->type);
+        PMIX_VALUE_RELEASE(val);
+        return VBT_ERR_PMIX;
+    }
+    copy = malloc(val->data.bo.size ? val->data.bo.size : 1);
+    if (copy == NULL) {
+        PMIX_VALUE_RELEASE(val);
+        return VBT_ERR_NO_MEMORY;
+    }
+    memcpy(copy, val->data.bo.bytes, val->data.bo.size);
+    *data_p = copy;
+    *len_p = val->data.bo.size;
+    PMIX_VALUE_RELEASE(val);
+    return VBT_OK;
+}

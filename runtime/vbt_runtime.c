@@ -1,0 +1,69 @@
+#include "vbt_runtime.h"
+#include "vbt_comm.h"
+#include "vbt_config.h"
+#include "vbt_log.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+vbt_runtime_t vbt_rt;
+
+/* We keep no thread-private state and take no locks, so serialised calls from any thread are
+ * safe; concurrent calls (MPI_THREAD_MULTIPLE) are not. */
+#define VBT_THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+
+static int count_online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+vbt_status_t vbt_runtime_init(int required, int *provided_p)
+{
+    vbt_status_t status;
+    int cpus;
+
+    status = vbt_config_load();
+    if (status != VBT_OK)
+        return status;
+
+    status = vbt_pmix_init(&vbt_rt.proc);
+    if (status != VBT_OK)
+        return status;
+    vbt_log_set_identity(NULL, vbt_rt.proc.rank);
+
+    cpus = count_online_cpus();
+    vbt_rt.oversubscribed = vbt_rt.proc.local_size > cpus;
+    if (vbt_rt.oversubscribed)
+        vbt_info("%d ranks share %d cores on %s: waiting ranks will not spin",
+                 vbt_rt.proc.local_size, cpus, vbt_rt.proc.hostname);
+
+    status = vbt_comm_init_predefined(vbt_rt.proc.rank, vbt_rt.proc.size);
+    if (status != VBT_OK)
+        goto err_pmix;
+
+    vbt_rt.thread_level = required < VBT_THREAD_LEVEL_MAX ? required : VBT_THREAD_LEVEL_MAX;
+    if (vbt_rt.thread_level < MPI_THREAD_SINGLE)
+        vbt_rt.thread_level = MPI_THREAD_SINGLE;
+    vbt_rt.main_thread = pthread_self();
+    vbt_rt.state = VBT_RT_INITIALIZED;
+    *provided_p = vbt_rt.thread_level;
+    return VBT_OK;
+
+err_pmix:
+    vbt_pmix_finalize();
+    return status;
+}
+
+vbt_status_t vbt_runtime_finalize(void)
+{
+    vbt_status_t status;
+
+    vbt_comm_cleanup_predefined();
+    status = vbt_pmix_finalize();
+    free(vbt_rt.proc.local_peers);
+    vbt_rt.proc.local_peers = NULL;
+    vbt_rt.state = VBT_RT_FINALIZED;
+    return status;
+}
