@@ -10,7 +10,12 @@
 
 extern char **environ;
 
-vbt_config_t vbt_cfg = {.log_level = VBT_LOG_WARN};
+vbt_config_t vbt_cfg = {
+    .log_level = VBT_LOG_WARN,
+    .ib_device = "auto",
+    .ib_gid_index = -1,
+    .eager_limit = 8192,
+};
 
 static const vbt_knob_t knobs[] = {
     {"VBT_LOG",
@@ -18,6 +23,24 @@ static const vbt_knob_t knobs[] = {
      VBT_KNOB_LOG_LEVEL,
      {.i = &vbt_cfg.log_level},
      "log level: error, warn, info, debug (trace with --enable-debug)"},
+    {"VBT_IB_DEVICE",
+     "auto",
+     VBT_KNOB_STRING,
+     {.str = &vbt_cfg.ib_device},
+     "RDMA device and port to use, as device[:port] (e.g. mlx5_0:1, rxe0); auto: the first "
+     "port in state ACTIVE (verbatim-info lists them)"},
+    {"VBT_IB_GID_INDEX",
+     "-1",
+     VBT_KNOB_INT,
+     {.i = &vbt_cfg.ib_gid_index},
+     "RoCE: GID table index to address this port by; -1 picks a RoCE v2 GID automatically "
+     "(IPv4-mapped first, then link-local)"},
+    {"VBT_EAGER_LIMIT",
+     "8k",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.eager_limit},
+     "largest message (runtime header + payload) sent eagerly in one InfiniBand SEND; must be "
+     "the same on every rank (256 to 1m)"},
     {"VBT_CC",
      "cc",
      VBT_KNOB_STRING,

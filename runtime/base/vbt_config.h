@@ -36,6 +36,9 @@ typedef struct {
 /* Parsed values of the knobs the C code reads. */
 typedef struct {
     int log_level;
+    const char *ib_device; /* VBT_IB_DEVICE: "auto" or device[:port] */
+    int ib_gid_index;      /* VBT_IB_GID_INDEX: -1 picks automatically */
+    size_t eager_limit;    /* VBT_EAGER_LIMIT: largest runtime header + payload of one send */
 } vbt_config_t;
 
 extern vbt_config_t vbt_cfg;

@@ -1,0 +1,445 @@
+/* White-box test of transport-ib on a real verbs device (a NIC, or Soft-RoCE in test/rxevm).
+ *
+ *   ib_transport [all]    ping-pong of every size 0..eager limit between rank pairs, a
+ *                         10,000-message flood from each even rank to the next odd one,
+ *                         all-to-all among all ranks, a closing exchange; every byte checked
+ *   ib_transport rnr      2 ranks: rank 0 ignores its credits while rank 1 sleeps; the
+ *                         receiver-not-ready error must surface at once as a clear failure
+ *   ib_transport gone     2 ranks: rank 1 closes its endpoints; rank 0's sends to it must
+ *                         fail with a sentence naming the likely cause (peer exited)
+ *   ib_transport init     init + wireup + finalize only (a singleton checks the device part)
+ *   ib_transport describe vbt_ib_describe(stdout), as verbatim-info prints it
+ *
+ * Every message from rank s carries bytes pattern(s, n, i), n counting the messages s sent to
+ * this rank, so a lost, duplicated, reordered or corrupted message is caught by content.
+ * Exit: 0 pass, 77 no usable device (skip), 1 fail. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vbt_config.h"
+#include "vbt_ib.h"
+#include "vbt_ib_int.h"
+#include "vbt_log.h"
+#include "vbt_pmix.h"
+
+#define FLOOD_COUNT    10000
+#define ALLTOALL_COUNT 100
+#define WAIT_SECONDS   180
+
+static vbt_proc_info_t proc;
+static long *rx_count, *tx_count;
+static unsigned long long *rx_bytes, *tx_bytes;
+/* What each peer will have sent us by the end of the current phase. Messages of the next phase
+ * may arrive while we still wait for this one, so phases add to these, never reset. */
+static long *exp_count;
+static unsigned long long *exp_bytes;
+static size_t *rx_last_len;
+static long errors;
+static size_t max_send;
+static uint8_t *txbuf;
+static long idle_blocks;
+
+static inline uint8_t pattern(int src, long n, size_t i)
+{
+    return (uint8_t)(src * 31 + n * 7 + (long)i * 13 + (long)(i >> 8) * 3 + 1);
+}
+
+static void recv_cb(int src, const void *data, size_t len)
+{
+    const uint8_t *d = data;
+    long n = rx_count[src];
+
+    for (size_t i = 0; i < len; i++) {
+        if (d[i] != pattern(src, n, i)) {
+            if (errors < 10)
+                fprintf(stderr, "rank %d: message %ld from rank %d (%zu bytes): byte %zu is 0x%02x, "
+                        "expected 0x%02x\n", proc.rank, n, src, len, i, d[i], pattern(src, n, i));
+            errors++;
+            break;
+        }
+    }
+    rx_count[src]++;
+    rx_bytes[src] += len;
+    rx_last_len[src] = len;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fail(const char *what, int rc)
+{
+    fprintf(stderr, "rank %d: FAIL: %s (%d: %s)\n", proc.rank, what, rc,
+            vbt_status_string((vbt_status_t)rc));
+    vbt_pmix_abort(1, what);
+}
+
+/* Progress once; after a while without anything, sleep on the completion channel (this also
+ * tests vbt_ib_block, and keeps oversubscribed ranks in the VM from starving each other). */
+static void progress(long *idle)
+{
+    int n = vbt_ib_progress();
+    if (n < 0)
+        fail("vbt_ib_progress", n);
+    if (n > 0) {
+        *idle = 0;
+        return;
+    }
+    if (++*idle > 200) {
+        vbt_status_t st = vbt_ib_block(50);
+        if (st != VBT_OK)
+            fail("vbt_ib_block", st);
+        idle_blocks++;
+    }
+}
+
+static void send_msg(int dst, size_t total, size_t hdr_pref)
+{
+    long n = tx_count[dst], idle = 0;
+    size_t hdr_len = total < hdr_pref ? total : hdr_pref;
+    double start = now_s();
+    vbt_status_t st;
+
+    for (size_t i = 0; i < total; i++)
+        txbuf[i] = pattern(proc.rank, n, i);
+    for (;;) {
+        st = vbt_ib_send(dst, txbuf, hdr_len, txbuf + hdr_len, total - hdr_len);
+        if (st == VBT_OK)
+            break;
+        if (st != VBT_ERR_NO_RESOURCE)
+            fail("vbt_ib_send", st);
+        progress(&idle);
+        if (now_s() - start > WAIT_SECONDS)
+            fail("no send credit for too long", VBT_ERR_TIMED_OUT);
+    }
+    memset(txbuf, 0xee, total); /* the caller may reuse its buffers at once */
+    tx_count[dst]++;
+    tx_bytes[dst] += total;
+}
+
+static void expect(int src, size_t len)
+{
+    exp_count[src]++;
+    exp_bytes[src] += len;
+}
+
+static void wait_for(int src, long count)
+{
+    double start = now_s();
+    long idle = 0;
+
+    while (rx_count[src] < count) {
+        progress(&idle);
+        if (now_s() - start > WAIT_SECONDS) {
+            fprintf(stderr, "rank %d: FAIL: waited %d s for message %ld from rank %d (have %ld)\n",
+                    proc.rank, WAIT_SECONDS, count, src, rx_count[src]);
+            vbt_pmix_abort(1, "timeout");
+        }
+    }
+}
+
+static void check_len(int src, size_t want)
+{
+    if (rx_last_len[src] != want) {
+        fprintf(stderr, "rank %d: message from rank %d has %zu bytes, expected %zu\n", proc.rank,
+                src, rx_last_len[src], want);
+        errors++;
+    }
+}
+
+static int pingpong(void)
+{
+    int peer = proc.rank ^ 1, sizes = 0;
+    size_t s;
+
+    if (peer >= proc.size)
+        return 0;
+    for (s = 0; s <= max_send;) {
+        expect(peer, s);
+        if (proc.rank % 2 == 0) {
+            send_msg(peer, s, s % 65);
+            wait_for(peer, exp_count[peer]);
+            check_len(peer, s);
+        } else {
+            wait_for(peer, exp_count[peer]);
+            check_len(peer, s);
+            send_msg(peer, s, (s * 7) % 65);
+        }
+        sizes++;
+        /* Every size around the inline limit, then growing steps, then the limit itself. */
+        if (s < 320)
+            s++;
+        else if (s < max_send - 1 && s * 5 / 4 + 7 < max_send - 1)
+            s = s * 5 / 4 + 7;
+        else
+            s = s < max_send - 1 ? max_send - 1 : s + 1;
+    }
+    return sizes;
+}
+
+static size_t flood_len(long k)
+{
+    return k % 10 == 0 ? (size_t)(k * 7919) % (max_send + 1) : (size_t)(k * 31) % 200;
+}
+
+static void flood(void)
+{
+    int peer = proc.rank ^ 1;
+
+    if (peer >= proc.size)
+        return;
+    if (proc.rank % 2 == 0) {
+        for (long k = 0; k < FLOOD_COUNT; k++)
+            send_msg(peer, flood_len(k), (size_t)k % 65);
+        return;
+    }
+    for (long k = 0; k < FLOOD_COUNT; k++)
+        expect(peer, flood_len(k));
+    wait_for(peer, exp_count[peer]); /* never sending back: credits return explicitly */
+}
+
+static size_t alltoall_len(long k, int dst)
+{
+    return (size_t)(k * 37 + dst * 101) % (max_send + 1);
+}
+
+static void alltoall(void)
+{
+    for (int r = 0; r < proc.size; r++) {
+        for (long k = 0; r != proc.rank && k < ALLTOALL_COUNT; k++)
+            expect(r, alltoall_len(k, proc.rank));
+    }
+    for (long k = 0; k < ALLTOALL_COUNT; k++) {
+        for (int i = 1; i < proc.size; i++) {
+            int dst = (proc.rank + i) % proc.size;
+            send_msg(dst, alltoall_len(k, dst), (size_t)k % 65);
+        }
+    }
+    for (int i = 1; i < proc.size; i++) {
+        int src = (proc.rank + proc.size - i) % proc.size;
+        wait_for(src, exp_count[src]);
+    }
+}
+
+/* A zero-byte message to everyone, then one from everyone: nobody finalizes while a peer
+ * still expects data from it. */
+static void closing(void)
+{
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank) {
+            expect(r, 0);
+            send_msg(r, 0, 0);
+        }
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank)
+            wait_for(r, exp_count[r]);
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (rx_count[r] != exp_count[r] || rx_bytes[r] != exp_bytes[r]) {
+            fprintf(stderr, "rank %d: from rank %d: %ld messages, %llu bytes; expected %ld, %llu\n",
+                    proc.rank, r, rx_count[r], rx_bytes[r], exp_count[r], exp_bytes[r]);
+            errors++;
+        }
+    }
+}
+
+static int rnr(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    long idle = 0;
+    double start;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "rnr: needs exactly 2 ranks\n");
+        return 1;
+    }
+    if (proc.rank == 1) {
+        /* Do not poll: the SRQ holds credits + reserve buffers, then the NIC must refuse. */
+        sleep(5);
+        start = now_s();
+        while (now_s() - start < 2)
+            progress(&idle);
+        printf("rank 1: rnr: received %ld messages (SRQ held %u)\n", rx_count[0],
+               c->sizes.rx_count);
+        return rx_count[0] <= (long)c->sizes.rx_count ? 0 : 1;
+    }
+    c->peers[1].credits = 1 << 20; /* the bug: ignore flow control */
+    start = now_s();
+    for (long k = 0; now_s() - start < 60; k++) {
+        vbt_status_t st;
+        long n = tx_count[1];
+        for (size_t i = 0; i < 16; i++)
+            txbuf[i] = pattern(proc.rank, n, i);
+        st = vbt_ib_send(1, txbuf, 8, txbuf + 8, 8);
+        if (st == VBT_OK)
+            tx_count[1]++;
+        else if (st != VBT_ERR_NO_RESOURCE) {
+            printf("rank 0: rnr: send failed as expected after %ld messages: %s\n", tx_count[1],
+                   vbt_status_string(st));
+            return 0;
+        }
+        int n2 = vbt_ib_progress();
+        if (n2 < 0) {
+            printf("rank 0: rnr: progress failed as expected after %ld messages: %s\n",
+                   tx_count[1], vbt_status_string((vbt_status_t)n2));
+            return n2 == VBT_ERR_PEER_FAILED ? 0 : 1;
+        }
+        (void)idle;
+    }
+    printf("rank 0: rnr: FAIL: %ld messages past the credits and no receiver-not-ready error\n",
+           tx_count[1]);
+    return 1;
+}
+
+/* Rank 1 closes its endpoints at once; rank 0's sends to it must fail within the retry budget
+ * with a sentence naming the likely cause. */
+static int gone(void)
+{
+    double start;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "gone: needs exactly 2 ranks\n");
+        return 1;
+    }
+    if (proc.rank == 1) {
+        vbt_ib_finalize();
+        return 0;
+    }
+    sleep(2);
+    start = now_s();
+    while (now_s() - start < 60) {
+        vbt_status_t st = VBT_OK;
+        int n;
+        if (tx_count[1] < 10) {
+            st = vbt_ib_send(1, txbuf, 8, txbuf + 8, 8);
+            if (st == VBT_OK)
+                tx_count[1]++;
+        }
+        n = vbt_ib_progress();
+        if ((st != VBT_OK && st != VBT_ERR_NO_RESOURCE) || n < 0) {
+            printf("rank 0: gone: failed as expected after %.1f s: %s\n", now_s() - start,
+                   vbt_status_string(st != VBT_OK && st != VBT_ERR_NO_RESOURCE
+                                         ? st
+                                         : (vbt_status_t)n));
+            return 0;
+        }
+    }
+    printf("rank 0: gone: FAIL: no error within 60 s\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "all";
+    vbt_status_t st;
+    double t0;
+    int rc = 0;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (vbt_config_load() != VBT_OK)
+        return 1;
+    if (strcmp(mode, "describe") == 0) {
+        vbt_ib_describe(stdout);
+        return 0;
+    }
+    st = vbt_pmix_init(&proc);
+    if (st != VBT_OK)
+        fail("vbt_pmix_init", st);
+    vbt_log_set_identity("ib_transport", proc.rank);
+
+    st = vbt_ib_init(&proc, recv_cb);
+    if (st == VBT_ERR_NO_DEVICE) {
+        printf("SKIP: no usable RDMA device or port (VBT_LOG=info says why)\n");
+        vbt_modex_fence();
+        vbt_pmix_finalize();
+        return 77;
+    }
+    if (st != VBT_OK) {
+        printf("rank %d: vbt_ib_init: %s\n", proc.rank, vbt_status_string(st));
+        if (proc.size > 1)
+            vbt_pmix_abort(1, "vbt_ib_init failed");
+        return 1;
+    }
+    st = vbt_modex_fence();
+    if (st != VBT_OK)
+        fail("vbt_modex_fence", st);
+    st = vbt_ib_wireup();
+    if (st != VBT_OK)
+        fail("vbt_ib_wireup", st);
+
+    max_send = vbt_ib_max_send();
+    rx_count = calloc((size_t)proc.size, sizeof(*rx_count));
+    tx_count = calloc((size_t)proc.size, sizeof(*tx_count));
+    rx_bytes = calloc((size_t)proc.size, sizeof(*rx_bytes));
+    tx_bytes = calloc((size_t)proc.size, sizeof(*tx_bytes));
+    rx_last_len = calloc((size_t)proc.size, sizeof(*rx_last_len));
+    exp_count = calloc((size_t)proc.size, sizeof(*exp_count));
+    exp_bytes = calloc((size_t)proc.size, sizeof(*exp_bytes));
+    txbuf = malloc(max_send + 1);
+    if (!rx_count || !tx_count || !rx_bytes || !tx_bytes || !rx_last_len || !exp_count ||
+        !exp_bytes || !txbuf)
+        fail("out of memory", VBT_ERR_NO_MEMORY);
+
+    if (proc.rank == 0)
+        printf("ib_transport: %d ranks on %s port %u, eager limit %zu, %u bytes inline, %d credits "
+               "per peer, %u receive / %u bounce buffers, send queue %u, signal 1 in %u (bounce "
+               "1 in %u)\n",
+               proc.size, vbt_ib_ctx.choice.name, vbt_ib_ctx.choice.port, max_send,
+               vbt_ib_ctx.max_inline, vbt_ib_ctx.credits_max, vbt_ib_ctx.sizes.rx_count,
+               vbt_ib_ctx.sizes.bounce_count, vbt_ib_ctx.sq_depth, vbt_ib_ctx.sig_every,
+               vbt_ib_ctx.sig_every_bounce);
+
+    if (strcmp(mode, "init") == 0) {
+        printf("rank %d: init: OK\n", proc.rank);
+    } else if (strcmp(mode, "rnr") == 0) {
+        rc = rnr();
+    } else if (strcmp(mode, "gone") == 0) {
+        rc = gone();
+    } else if (strcmp(mode, "all") == 0) {
+        int sizes;
+        t0 = now_s();
+        sizes = pingpong();
+        printf("rank %d: pingpong: %d sizes 0..%zu in %.2f s\n", proc.rank, sizes, max_send,
+               now_s() - t0);
+        t0 = now_s();
+        flood();
+        printf("rank %d: flood: %d messages in %.2f s\n", proc.rank, FLOOD_COUNT, now_s() - t0);
+        t0 = now_s();
+        alltoall();
+        printf("rank %d: alltoall: %d messages to each of %d peers in %.2f s\n", proc.rank,
+               ALLTOALL_COUNT, proc.size - 1, now_s() - t0);
+        closing();
+        for (int r = 0; r < proc.size; r++) {
+            if (r != proc.rank && vbt_ib_ctx.peers[r].credits < 0) {
+                fprintf(stderr, "rank %d: negative credits towards rank %d\n", proc.rank, r);
+                errors++;
+            }
+        }
+        long rx = 0, tx = 0;
+        for (int r = 0; r < proc.size; r++) {
+            rx += rx_count[r];
+            tx += tx_count[r];
+        }
+        printf("rank %d: ib_transport %s: sent %ld, received %ld messages, %ld errors, %ld "
+               "blocking waits\n", proc.rank, errors ? "FAILED" : "OK", tx, rx, errors,
+               idle_blocks);
+        rc = errors != 0;
+    } else {
+        fprintf(stderr, "ib_transport: unknown mode '%s' (all, rnr, gone, init, describe)\n", mode);
+        rc = 1;
+    }
+
+    vbt_ib_finalize();
+    st = vbt_pmix_finalize();
+    if (st != VBT_OK && rc == 0)
+        rc = 1;
+    return rc;
+}

@@ -1,0 +1,165 @@
+#!/bin/sh
+# transport-ib on a real verbs device (run through test/integration/verbs.sh: natively, or in
+# the Soft-RoCE VM): device listing and choice, the user errors (unknown device or port, bad
+# GID index, RLIMIT_MEMLOCK too small), then ping-pong of every size, the 10,000-message flood
+# and all-to-all under mpirun at 2 and 4 ranks and with another eager limit, and finally the
+# failure tests: receiver not ready (a credit bug must fail at once, not storm) and a peer that
+# is gone (must fail in seconds with the likely cause). The device's RNR counters must not move
+# during the data runs. Exit 0 pass, 77 skip (no device), other fail.
+set -u
+prog="$abs_top_builddir/test/integration/ib_transport"
+fail=0
+
+if [ ! -x "$prog" ]; then
+    echo "FAIL: $prog is not built (make check builds it)"
+    exit 1
+fi
+
+# A singleton needs no launcher: it checks the device part, and whether there is one at all.
+single() {
+    env -u PMIX_NAMESPACE -u PMIX_RANK timeout 120 "$prog" "$@" 2>&1
+}
+out=$(VBT_LOG=info single init)
+rc=$?
+if [ $rc -eq 77 ]; then
+    echo "SKIP: no usable RDMA device: $(printf '%s\n' "$out" | grep -m 1 'unavailable')"
+    exit 77
+fi
+if [ $rc -ne 0 ]; then
+    echo "FAIL: singleton init (exit $rc)"
+    printf '%s\n' "$out"
+    exit 1
+fi
+printf '%s\n' "$out" | grep 'InfiniBand: ' | sed 's/^.*info  /singleton: /'
+
+# verbatim-info's device section: every device, port and GID, and the choice.
+out=$(single describe)
+printf '%s\n' "$out"
+dev=$(printf '%s\n' "$out" | sed -n 's/^  Verbatim would use: \([^ ]*\) port \([0-9]*\).*/\1/p')
+port=$(printf '%s\n' "$out" | sed -n 's/^  Verbatim would use: \([^ ]*\) port \([0-9]*\).*/\2/p')
+if [ -z "$dev" ] || ! printf '%s\n' "$out" | grep -q "^  $dev: " ||
+    ! printf '%s\n' "$out" | grep -q "^    port $port: " ||
+    ! printf '%s\n' "$out" | grep -q "RLIMIT_MEMLOCK"; then
+    echo "FAIL: describe does not list the chosen device, its port and RLIMIT_MEMLOCK"
+    fail=1
+fi
+roce=0
+printf '%s\n' "$out" | grep -q "^    port $port: .*link layer Ethernet" && roce=1
+if [ $roce -eq 1 ] && ! printf '%s\n' "$out" | grep -q "GID\[[0-9]*\] RoCE v2"; then
+    echo "FAIL: describe lists no RoCE v2 GID on a RoCE port"
+    fail=1
+fi
+
+# expect_error WHAT PATTERN ENV...: a singleton init must fail, saying PATTERN.
+expect_error() {
+    what=$1
+    pattern=$2
+    shift 2
+    out=$(env "$@" sh -c 'exec env -u PMIX_NAMESPACE -u PMIX_RANK timeout 120 "$0" init' \
+        "$prog" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 77 ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+        echo "FAIL: $what: exit $rc, expected an error saying '$pattern':"
+        printf '%s\n' "$out"
+        fail=1
+    else
+        echo "ok: $what: $(printf '%s\n' "$out" | grep -m 1 -- "$pattern" | sed 's/^\[[^]]*\] [^ ]* error *//')"
+    fi
+}
+expect_error "unknown device" "this host has .*$dev" VBT_IB_DEVICE=nosuchdev0
+expect_error "missing port" "has no port 9" VBT_IB_DEVICE="$dev:9"
+expect_error "malformed VBT_IB_DEVICE" "not valid" VBT_IB_DEVICE="$dev:x"
+[ $roce -eq 1 ] && expect_error "bad GID index" "no GID at that index" VBT_IB_GID_INDEX=99
+expect_error "eager limit out of range" "VBT_EAGER_LIMIT=.*out of range" VBT_EAGER_LIMIT=16
+
+# RLIMIT_MEMLOCK too small: root must also drop CAP_IPC_LOCK, which lifts the limit.
+if [ "$(id -u)" = 0 ]; then
+    if command -v setpriv >/dev/null 2>&1; then
+        out=$( (ulimit -l 64 && env -u PMIX_NAMESPACE -u PMIX_RANK timeout 120 setpriv \
+            --inh-caps=-ipc_lock --bounding-set=-ipc_lock "$prog" init) 2>&1)
+        rc=$?
+    else
+        out="setpriv missing"
+        rc=77
+    fi
+else
+    out=$( (ulimit -l 64 && env -u PMIX_NAMESPACE -u PMIX_RANK timeout 120 "$prog" init) 2>&1)
+    rc=$?
+fi
+if [ $rc -eq 77 ]; then
+    echo "note: memlock check not tested ($out)"
+elif [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "RLIMIT_MEMLOCK.*is 64 KiB.*ulimit -l"; then
+    echo "FAIL: RLIMIT_MEMLOCK of 64 KiB: exit $rc, expected the memlock message:"
+    printf '%s\n' "$out"
+    fail=1
+else
+    echo "ok: memlock: $(printf '%s\n' "$out" | grep -m 1 RLIMIT_MEMLOCK | sed 's/^\[[^]]*\] [^ ]* error *//')"
+fi
+
+# Data runs. The RNR counters of the device (rxe, mlx5 name them differently; absent: skip).
+counters=/sys/class/infiniband/$dev/ports/$port/hw_counters
+rnr_count() {
+    total=0
+    for f in send_rnr_err rcvd_rnr_err rnr_nak_retry_err; do
+        [ -r "$counters/$f" ] && total=$((total + $(cat "$counters/$f")))
+    done
+    echo $total
+}
+run() {
+    n=$1
+    shift
+    before=$(rnr_count)
+    out=$(env "$@" timeout 600 "$MPIRUN" --oversubscribe -n $n "$prog" all 2>&1)
+    rc=$?
+    after=$(rnr_count)
+    ok=$(printf '%s\n' "$out" | grep -c "ib_transport OK: .* 0 errors")
+    printf '%s\n' "$out" | grep -E "^ib_transport:|rank 0: (pingpong|flood|alltoall)" |
+        sed "s/^/  -n $n $*: /"
+    if [ $rc -ne 0 ] || [ "$ok" -ne "$n" ]; then
+        echo "FAIL: -n $n $*: exit $rc, $ok of $n ranks ok"
+        printf '%s\n' "$out" | tail -40
+        fail=1
+    elif [ "$before" != "$after" ]; then
+        echo "FAIL: -n $n $*: the device counted $((after - before)) RNR NAKs"
+        fail=1
+    else
+        echo "ok: -n $n $*: every byte right, no RNR"
+    fi
+}
+run 2
+run 4
+run 2 VBT_EAGER_LIMIT=32k
+
+# Receiver not ready: rank 0 ignores its credits while rank 1 does not poll. With rnr_retry 0
+# this must fail at once with a sentence naming the cause, not hang or retry forever.
+before=$(rnr_count)
+out=$(timeout 300 "$MPIRUN" -n 2 "$prog" rnr 2>&1)
+rc=$?
+after=$(rnr_count)
+if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: rnr: .* as expected" ||
+    ! printf '%s\n' "$out" | grep -q "eager send to rank 1 failed: .*RNR.*flow-control"; then
+    echo "FAIL: rnr: exit $rc"
+    printf '%s\n' "$out" | tail -30
+    fail=1
+else
+    echo "ok: rnr: $(printf '%s\n' "$out" | grep -m 1 'eager send to rank 1 failed' |
+        sed 's/^\[[^]]*\] [^ ]* error *//') (device RNR count +$((after - before)))"
+fi
+
+# A peer that closed its endpoints: sends to it must fail within the retry budget (~4 s), with
+# the sentence naming the likely cause, not hang.
+out=$(timeout 300 "$MPIRUN" -n 2 "$prog" gone 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: gone: failed as expected" ||
+    ! printf '%s\n' "$out" | grep -q "eager send to rank 1 failed: .*exited"; then
+    echo "FAIL: gone: exit $rc"
+    printf '%s\n' "$out" | tail -30
+    fail=1
+else
+    echo "ok: gone: $(printf '%s\n' "$out" | grep -m 1 'rank 0: gone:' | sed 's/^rank 0: gone: //'):"
+    echo "    $(printf '%s\n' "$out" | grep -m 1 'eager send to rank 1 failed' |
+        sed 's/^\[[^]]*\] [^ ]* error *//')"
+fi
+
+[ $fail -eq 0 ] && echo "ib_transport: all passed"
+exit $fail

@@ -1,0 +1,65 @@
+/* The InfiniBand verbs transport as the runtime sees it: one RC queue pair per peer, eager
+ * SEND/RECV through a shared receive queue, credit flow control. The only header of
+ * transport-ib/ the runtime includes; <infiniband/verbs.h> stays behind it.
+ *
+ * Call order: vbt_ib_init, the caller's vbt_modex_fence, vbt_ib_wireup, then any number of
+ * vbt_ib_send / vbt_ib_progress / vbt_ib_block, then vbt_ib_finalize. Single-threaded: the
+ * caller serialises every call. */
+#ifndef VBT_IB_H
+#define VBT_IB_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "vbt_pmix.h"
+#include "vbt_status.h"
+
+/* Called for every arrived message, in order per sender; data is only valid during the call.
+ * The callback may call vbt_ib_send (a nested vbt_ib_progress returns 0). */
+typedef void (*vbt_ib_recv_cb_t)(int src_rank, const void *data, size_t len);
+
+/* Open the device, PD, CQ (with a completion channel), SRQ, pre-post receives, create one RC QP
+ * per peer and publish our address with vbt_modex_put("ib.addr", ...). Does NOT fence.
+ * Returns VBT_ERR_NO_DEVICE (logged at info, not error) when there is no usable device/port.
+ * A VBT_IB_DEVICE or VBT_IB_GID_INDEX naming something that does not exist or is not ACTIVE is
+ * a user error: logged at error, VBT_ERR_NOT_FOUND (VBT_ERR_INVALID_PARAM when malformed).
+ * Too small RLIMIT_MEMLOCK: VBT_ERR_MEMLOCK, with one message saying how to raise it. */
+vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb);
+
+/* After the caller's vbt_modex_fence(): read every peer's address, bring QPs to RTS. */
+vbt_status_t vbt_ib_wireup(void);
+
+/* Largest hdr_len + len one vbt_ib_send carries (the eager limit, VBT_EAGER_LIMIT). */
+size_t vbt_ib_max_send(void);
+
+/* Send hdr (runtime header, <= 64 bytes) followed by payload to peer (world rank != self).
+ * VBT_OK: posted; both buffers may be reused at once (inline, or copied to a registered bounce
+ * buffer). VBT_ERR_NO_RESOURCE: no credit or send slot now: nothing was sent, call again after
+ * vbt_ib_progress(). Other errors: logged, peer unusable. Ordered per peer. */
+vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
+                         size_t len);
+
+/* Poll the CQ once: deliver arrivals through recv_cb, retire send completions, return credits.
+ * Returns the number of completions handled (>= 0) or a negative vbt_status_t on a fatal error
+ * (completion errors become a human sentence: status name, peer rank, operation, likely cause).
+ * A failed credit message to a peer that already exited is not fatal: that peer is marked
+ * unusable (logged at debug) and only a later vbt_ib_send to it fails. */
+int vbt_ib_progress(void);
+
+/* Sleep until the CQ has something (arm, re-poll to close the race, poll() the completion
+ * channel fd with timeout_ms, get and ack the event). Used by the progress engine instead of
+ * spinning when oversubscribed or after a long wait. Completions found by the re-poll are
+ * handled as vbt_ib_progress would. VBT_OK on an event and on timeout (the caller polls
+ * again either way); a negative status only when the channel or a completion failed.
+ * timeout_ms < 0 waits without limit. */
+vbt_status_t vbt_ib_block(int timeout_ms);
+
+/* Wait (bounded) until every eager send posted so far is acknowledged by its peer's NIC, then
+ * destroy QPs, SRQ, CQ, channel, memory region, PD and close the device. */
+void vbt_ib_finalize(void);
+
+/* For verbatim-info: every device, port (state, link layer, MTU, LID), GID (index, type,
+ * address), the one Verbatim would pick and why, and RLIMIT_MEMLOCK. */
+void vbt_ib_describe(FILE *out);
+
+#endif

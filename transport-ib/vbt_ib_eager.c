@@ -1,0 +1,891 @@
+/* Eager messages: the send path, the shared receive pool, credits, CQ polling and blocking.
+ *
+ * Memory: one registered region holds every receive buffer (posted to the SRQ) and every
+ * bounce buffer (non-inline sends are copied there). Buffers are `stride` bytes: the 8-byte
+ * transport header plus the eager limit.
+ *
+ * Credits: each peer may have `credits_max` DATA messages towards us that we have not
+ * re-posted and reported back; the SRQ holds credits_max + VBT_IB_CTL_RESERVE buffers per peer.
+ * A receive buffer is re-posted right after the callback (batched per poll) and only then
+ * counted as owed to its sender. Owed credits ride on every message we send to that peer; when
+ * half a window is owed and nothing flows back, an explicit CREDIT message carries them. It
+ * takes no credit: a CREDIT message returns at least half a window (ceil(credits_max / 2)),
+ * the credits a sender has not seen returned never exceed one window, and credits count as
+ * seen only when the buffer carrying them is re-posted; so at most 2 CREDIT messages per peer
+ * are ever un-reposted here. With the one FIN of finalize that is the reserve of 3. No receive
+ * can find the SRQ empty, so the QPs use rnr_retry 0: an RNR NAK means a bug here and fails at
+ * once, loudly, instead of a retry storm.
+ *
+ * Finalize: a signalled FIN to every peer; done with a peer when our FIN is acknowledged (so
+ * is everything before it: no unsignalled tail is left in doubt) or its FIN arrived (it is
+ * finalizing too and may close its QP at any moment; we send it no more credits).
+ *
+ * Send queue: selective signalling. Every sig_every-th WR on a QP is signalled, and every
+ * sig_every_bounce-th one that holds a bounce buffer; the signalled completion retires all WRs
+ * before it and frees their bounce buffers. sig_every_bounce keeps the unsignalled bounce
+ * buffers of all QPs under half the pool, so an empty pool always has signalled completions
+ * coming that refill it. No malloc, lock or syscall of ours per message (rxe's doorbell is a
+ * write(2) inside ibv_post_send: the soft device's cost, not ours). */
+#include "vbt_config.h"
+#include "vbt_ib_int.h"
+#include "vbt_log.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, cold))
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static size_t page_align(size_t n)
+{
+    size_t page = 4096;
+    return (n + page - 1) & ~(page - 1);
+}
+
+void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
+{
+    uint32_t n = npeers > 0 ? (uint32_t)npeers : 1; /* a singleton still exercises the pool */
+    int credits = (int)(VBT_IB_RX_TARGET / n) - VBT_IB_CTL_RESERVE;
+    uint32_t bounce;
+
+    if (credits > VBT_IB_CREDITS_MAX)
+        credits = VBT_IB_CREDITS_MAX;
+    if (credits < VBT_IB_CREDITS_MIN)
+        credits = VBT_IB_CREDITS_MIN;
+    bounce = n * (uint32_t)credits;
+    if (bounce < VBT_IB_BOUNCE_MIN)
+        bounce = VBT_IB_BOUNCE_MIN;
+    if (bounce > VBT_IB_BOUNCE_MAX)
+        bounce = VBT_IB_BOUNCE_MAX;
+
+    s->credits = credits;
+    s->rx_count = n * (uint32_t)(credits + VBT_IB_CTL_RESERVE);
+    s->bounce_count = bounce;
+    /* Room for a window of data, the control messages and an unsignalled tail. */
+    s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY);
+    s->cq_size = s->rx_count + n * s->sq_depth;
+    s->stride = (uint32_t)((sizeof(vbt_ib_hdr_t) + eager_limit + 63) & ~(size_t)63);
+    s->pool_bytes = page_align((size_t)(s->rx_count + bounce) * s->stride);
+    /* Queues a hardware provider pins too (rxe keeps them in the kernel): send WQEs with
+     * inline room, CQEs, SRQ WQEs. */
+    s->pinned_bytes = s->pool_bytes +
+                      n * page_align((size_t)s->sq_depth * (64 + VBT_IB_INLINE_WANT)) +
+                      page_align((size_t)s->cq_size * 64) + page_align((size_t)s->rx_count * 32);
+}
+
+static inline char *rx_buf(const vbt_ib_ctx_t *c, uint32_t idx)
+{
+    return c->rx_base + (size_t)idx * c->stride;
+}
+
+static inline char *bounce_buf(const vbt_ib_ctx_t *c, uint32_t idx)
+{
+    return c->bounce_base + (size_t)idx * c->stride;
+}
+
+/* ---- setup and teardown ------------------------------------------------------------------- */
+
+/* Post receive buffers [first, first + count) to the SRQ. */
+static vbt_status_t post_receives(uint32_t first, uint32_t count)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_recv_wr *bad;
+
+    while (count > 0) {
+        uint32_t n = count < VBT_IB_POLL_BATCH ? count : VBT_IB_POLL_BATCH;
+        vbt_status_t status;
+        int rc;
+        for (uint32_t k = 0; k < n; k++) {
+            c->rx_wr[k].wr_id = VBT_IB_WRID_RECV | (first + k);
+            c->rx_sge[k].addr = (uintptr_t)rx_buf(c, first + k);
+        }
+        c->rx_wr[n - 1].next = NULL;
+        rc = ibv_post_srq_recv(c->srq, c->rx_wr, &bad);
+        c->rx_wr[n - 1].next = n < VBT_IB_POLL_BATCH ? &c->rx_wr[n] : NULL;
+        status = vbt_ib_check_rc(rc, 0, "ibv_post_srq_recv(%u receive buffers)", n);
+        if (status != VBT_OK)
+            return status;
+        first += n;
+        count -= n;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_ib_eager_init(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_sizes_t *s = &c->sizes;
+    struct ibv_srq_init_attr sa;
+    vbt_status_t status;
+    void *pool = NULL;
+    int rc;
+
+    c->stride = s->stride;
+    c->sq_depth = s->sq_depth;
+    c->sq_mask = s->sq_depth - 1;
+    c->credits_max = s->credits;
+    c->credit_thresh = (s->credits + 1) / 2;
+    c->sig_every = VBT_IB_SIG_EVERY < s->sq_depth / 2 ? VBT_IB_SIG_EVERY : s->sq_depth / 2;
+    c->sig_every_bounce = s->bounce_count / (2u * (uint32_t)(c->npeers > 0 ? c->npeers : 1));
+    if (c->sig_every_bounce < 1)
+        c->sig_every_bounce = 1;
+    if (c->sig_every_bounce > c->sig_every)
+        c->sig_every_bounce = c->sig_every;
+
+    c->channel = ibv_create_comp_channel(c->dev);
+    status = vbt_ib_check_ptr(c->channel, 0, "ibv_create_comp_channel(%s)", c->choice.name);
+    if (status != VBT_OK)
+        return status;
+    /* The fd is only read after poll() says so; non-blocking keeps a spurious wake harmless. */
+    if (fcntl(c->channel->fd, F_SETFL, fcntl(c->channel->fd, F_GETFL) | O_NONBLOCK) != 0) {
+        vbt_error("cannot make the completion channel non-blocking: %m");
+        status = VBT_ERR_IO;
+        goto err_destroy_channel;
+    }
+
+    c->cq = ibv_create_cq(c->dev, (int)s->cq_size, NULL, c->channel, 0);
+    status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)",
+                              c->choice.name, s->cq_size);
+    if (status != VBT_OK)
+        goto err_destroy_channel;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.attr.max_wr = s->rx_count;
+    sa.attr.max_sge = 1;
+    c->srq = ibv_create_srq(c->pd, &sa);
+    status = vbt_ib_check_ptr(c->srq, VBT_IB_PINS, "ibv_create_srq(%s, %u receives)",
+                              c->choice.name, s->rx_count);
+    if (status != VBT_OK)
+        goto err_destroy_cq;
+
+    rc = posix_memalign(&pool, 4096, s->pool_bytes);
+    if (rc != 0) {
+        vbt_error("cannot allocate the %zu-byte InfiniBand buffer pool: %s", s->pool_bytes,
+                  strerror(rc));
+        status = VBT_ERR_NO_MEMORY;
+        goto err_destroy_srq;
+    }
+    memset(pool, 0, s->pool_bytes);
+    c->pool = pool;
+    c->mr = ibv_reg_mr(c->pd, pool, s->pool_bytes, IBV_ACCESS_LOCAL_WRITE);
+    status = vbt_ib_check_ptr(c->mr, VBT_IB_PINS, "ibv_reg_mr(%s, %zu-byte buffer pool)",
+                              c->choice.name, s->pool_bytes);
+    if (status != VBT_OK)
+        goto err_free_pool;
+    c->lkey = c->mr->lkey;
+    c->rx_base = pool;
+    c->bounce_base = (char *)pool + (size_t)s->rx_count * s->stride;
+
+    c->bounce_free = malloc(s->bounce_count * sizeof(*c->bounce_free));
+    c->owe_list = malloc((size_t)c->size * sizeof(*c->owe_list));
+    c->sq_bounce_all = calloc((size_t)c->size * s->sq_depth, sizeof(*c->sq_bounce_all));
+    if (c->bounce_free == NULL || c->owe_list == NULL || c->sq_bounce_all == NULL) {
+        vbt_error("out of memory for the InfiniBand free lists");
+        status = VBT_ERR_NO_MEMORY;
+        goto err_free_lists;
+    }
+    for (uint32_t i = 0; i < s->bounce_count; i++)
+        c->bounce_free[i] = s->bounce_count - 1 - i;
+    c->bounce_nfree = s->bounce_count;
+    for (int r = 0; r < c->size; r++)
+        c->peers[r].sq_bounce = c->sq_bounce_all + (size_t)r * s->sq_depth;
+
+    /* Pre-built work requests: the hot path fills in only what changes. */
+    memset(&c->send_wr, 0, sizeof(c->send_wr));
+    c->send_wr.sg_list = c->send_sge;
+    c->send_wr.opcode = IBV_WR_SEND;
+    for (int k = 0; k < VBT_IB_POLL_BATCH; k++) {
+        memset(&c->rx_wr[k], 0, sizeof(c->rx_wr[k]));
+        c->rx_wr[k].sg_list = &c->rx_sge[k];
+        c->rx_wr[k].num_sge = 1;
+        c->rx_wr[k].next = k + 1 < VBT_IB_POLL_BATCH ? &c->rx_wr[k + 1] : NULL;
+        c->rx_sge[k].length = c->stride;
+        c->rx_sge[k].lkey = c->lkey;
+    }
+    status = post_receives(0, s->rx_count);
+    if (status != VBT_OK)
+        goto err_free_lists;
+    return VBT_OK;
+
+err_free_lists:
+    free(c->bounce_free);
+    free(c->owe_list);
+    free(c->sq_bounce_all);
+    c->bounce_free = NULL;
+    c->owe_list = NULL;
+    c->sq_bounce_all = NULL;
+    ibv_dereg_mr(c->mr);
+    c->mr = NULL;
+err_free_pool:
+    free(c->pool);
+    c->pool = NULL;
+err_destroy_srq:
+    ibv_destroy_srq(c->srq);
+    c->srq = NULL;
+err_destroy_cq:
+    ibv_destroy_cq(c->cq);
+    c->cq = NULL;
+err_destroy_channel:
+    ibv_destroy_comp_channel(c->channel);
+    c->channel = NULL;
+    return status;
+}
+
+void vbt_ib_eager_cleanup(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    if (c->srq != NULL)
+        vbt_ib_check_rc(ibv_destroy_srq(c->srq), 0, "ibv_destroy_srq");
+    if (c->cq != NULL)
+        vbt_ib_check_rc(ibv_destroy_cq(c->cq), 0, "ibv_destroy_cq");
+    if (c->channel != NULL)
+        vbt_ib_check_rc(ibv_destroy_comp_channel(c->channel), 0, "ibv_destroy_comp_channel");
+    if (c->mr != NULL)
+        vbt_ib_check_rc(ibv_dereg_mr(c->mr), 0, "ibv_dereg_mr");
+    free(c->pool);
+    free(c->bounce_free);
+    free(c->owe_list);
+    free(c->sq_bounce_all);
+    c->srq = NULL;
+    c->cq = NULL;
+    c->channel = NULL;
+    c->mr = NULL;
+    c->pool = NULL;
+    c->bounce_free = NULL;
+    c->owe_list = NULL;
+    c->sq_bounce_all = NULL;
+}
+
+void vbt_ib_eager_peer_ready(int peer)
+{
+    vbt_ib_peer_t *p = &vbt_ib_ctx.peers[peer];
+
+    p->credits = vbt_ib_ctx.credits_max;
+    p->owed = 0;
+    p->sq_head = p->sq_tail = 0;
+    p->unsig = p->unsig_bounce = 0;
+    p->fin_received = p->fin_posted = 0;
+    p->state = VBT_IB_PEER_READY;
+}
+
+/* ---- send completions --------------------------------------------------------------------- */
+
+/* Retire every WR of peer up to and including seq; free their bounce buffers. */
+static inline void sq_retire(vbt_ib_ctx_t *c, vbt_ib_peer_t *p, uint32_t seq)
+{
+    uint32_t end = seq + 1;
+
+    if (unlikely((int32_t)(end - p->sq_tail) <= 0))
+        return; /* already retired (an error completion after a signalled one) */
+    while (p->sq_tail != end) {
+        uint32_t slot = p->sq_tail & c->sq_mask;
+        uint32_t b = p->sq_bounce[slot];
+        if (b != 0) {
+            c->bounce_free[c->bounce_nfree++] = b - 1;
+            p->sq_bounce[slot] = 0;
+        }
+        p->sq_tail++;
+    }
+}
+
+/* Whether to signal the WR about to be posted, updating the unsignalled counters. */
+static inline int sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int bounce)
+{
+    uint32_t unsig = p->unsig + 1u;
+    uint32_t ub = p->unsig_bounce + (uint32_t)bounce;
+
+    if (unsig >= c->sig_every || ub >= c->sig_every_bounce) {
+        p->unsig = 0;
+        p->unsig_bounce = 0;
+        return 1;
+    }
+    p->unsig = (uint16_t)unsig;
+    p->unsig_bounce = (uint16_t)ub;
+    return 0;
+}
+
+/* ---- errors (cold) ------------------------------------------------------------------------ */
+
+static const char *op_name(int op)
+{
+    switch (op) {
+    case VBT_IB_OP_DATA:
+        return "eager send";
+    case VBT_IB_OP_CREDIT:
+        return "credit message";
+    case VBT_IB_OP_FIN:
+        return "finalize message";
+    }
+    return "receive";
+}
+
+static void likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
+{
+    switch (st) {
+    case IBV_WC_RETRY_EXC_ERR:
+        snprintf(buf, len, "rank %d did not acknowledge: it exited or hangs, or the network "
+                 "path to it is broken (on RoCE: a wrong GID index, see VBT_IB_GID_INDEX and "
+                 "verbatim-info)", peer);
+        break;
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+        snprintf(buf, len, "rank %d had no receive buffer posted: a flow-control (credit) bug in "
+                 "Verbatim, please report it", peer);
+        break;
+    case IBV_WC_WR_FLUSH_ERR:
+        snprintf(buf, len, "the connection to rank %d had already failed", peer);
+        break;
+    case IBV_WC_LOC_LEN_ERR:
+    case IBV_WC_REM_INV_REQ_ERR:
+        snprintf(buf, len, "a message did not fit the receive buffer: do all ranks use the same "
+                 "VBT_EAGER_LIMIT?");
+        break;
+    case IBV_WC_LOC_PROT_ERR:
+    case IBV_WC_LOC_ACCESS_ERR:
+    case IBV_WC_REM_ACCESS_ERR:
+    case IBV_WC_MW_BIND_ERR:
+        snprintf(buf, len, "a memory-registration bug in Verbatim, please report it");
+        break;
+    case IBV_WC_REM_OP_ERR:
+        snprintf(buf, len, "rank %d could not complete the operation (its queue pair failed)",
+                 peer);
+        break;
+    case IBV_WC_LOC_QP_OP_ERR:
+        snprintf(buf, len, "an invalid work request: a bug in Verbatim, please report it");
+        break;
+    default:
+        snprintf(buf, len, "the device reported a failure on the connection to rank %d", peer);
+        break;
+    }
+}
+
+static int peer_by_qpn(uint32_t qpn)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    for (int r = 0; r < c->size; r++) {
+        if (c->peers[r].qp != NULL && c->peers[r].qp->qp_num == qpn)
+            return r;
+    }
+    return -1;
+}
+
+/* Queue receive buffer idx for re-posting without crediting anyone. */
+static void rx_recycle(vbt_ib_ctx_t *c, uint64_t wr_id)
+{
+    uint32_t k = c->rx_batch++;
+    c->rx_wr[k].wr_id = wr_id;
+    c->rx_sge[k].addr = (uintptr_t)rx_buf(c, (uint32_t)wr_id);
+    c->rx_src[k] = -1;
+    c->rx_credits[k] = 0;
+    c->rx_is_data[k] = 0;
+}
+
+static void peer_fail(vbt_ib_peer_t *p, int op, int wc_status)
+{
+    if (p->state == VBT_IB_PEER_FAILED)
+        return;
+    p->state = VBT_IB_PEER_FAILED;
+    p->credits = 0;
+    p->fail_op = (uint8_t)op;
+    p->fail_status = wc_status;
+}
+
+/* A completion with an error status: one sentence saying what failed, towards whom, and the
+ * likely cause. Returns a fatal status, or 0 when nothing the caller sent is lost (a credit
+ * or finalize message towards a rank that has exited). */
+static NOINLINE int wc_error(const struct ibv_wc *wc)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    char cause[256];
+    vbt_ib_peer_t *p;
+    int peer, op, first;
+
+    if (wc->wr_id & VBT_IB_WRID_RECV) {
+        peer = peer_by_qpn(wc->qp_num);
+        rx_recycle(c, wc->wr_id);
+        if (peer < 0 || wc->status == IBV_WC_WR_FLUSH_ERR) {
+            vbt_debug("receive on QP 0x%x (rank %d) flushed: %s", wc->qp_num, peer,
+                      ibv_wc_status_str(wc->status));
+            if (peer >= 0)
+                peer_fail(&c->peers[peer], -1, wc->status);
+            return 0;
+        }
+        likely_cause(wc->status, peer, cause, sizeof(cause));
+        vbt_error("receive from rank %d failed: %s (status %d, vendor error 0x%x): %s", peer,
+                  ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, cause);
+        peer_fail(&c->peers[peer], -1, wc->status);
+        c->peers[peer].fail_reported = 1;
+        return VBT_ERR_PEER_FAILED;
+    }
+
+    op = (int)((wc->wr_id >> VBT_IB_WRID_KIND_SHIFT) & 0x7f);
+    peer = (int)((wc->wr_id >> VBT_IB_WRID_PEER_SHIFT) & 0xffffff);
+    if (peer >= c->size) {
+        vbt_error("completion error %s for an unknown work request 0x%llx",
+                  ibv_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
+        return VBT_ERR_IO;
+    }
+    p = &c->peers[peer];
+    sq_retire(c, p, (uint32_t)wc->wr_id);
+    first = p->state != VBT_IB_PEER_FAILED;
+    peer_fail(p, op, wc->status);
+
+    if (op != VBT_IB_OP_DATA) {
+        if (first)
+            vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "
+                      "will fail", op_name(op), peer, ibv_wc_status_str(wc->status), peer);
+        return 0;
+    }
+    if (p->fail_reported)
+        return 0;
+    p->fail_reported = 1;
+    if (first || wc->status != IBV_WC_WR_FLUSH_ERR) {
+        likely_cause(wc->status, peer, cause, sizeof(cause));
+        vbt_error("eager send to rank %d failed: %s (status %d, vendor error 0x%x): %s", peer,
+                  ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, cause);
+    } else {
+        likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
+        vbt_error("eager send to rank %d failed: the connection had failed earlier with %s on a "
+                  "%s: %s", peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
+                  op_name(p->fail_op), cause);
+    }
+    return VBT_ERR_PEER_FAILED;
+}
+
+static NOINLINE int bad_message(const struct ibv_wc *wc)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, (uint32_t)wc->wr_id);
+    int peer = peer_by_qpn(wc->qp_num);
+
+    vbt_error("malformed message from rank %d (QP 0x%x): %u bytes, header version %u type %u "
+              "source %u: do all ranks run the same Verbatim?",
+              peer, wc->qp_num, wc->byte_len, wc->byte_len >= 1 ? th->version : 0,
+              wc->byte_len >= 2 ? th->type : 0, wc->byte_len >= 8 ? th->src : 0);
+    rx_recycle(c, wc->wr_id);
+    if (peer >= 0) {
+        peer_fail(&c->peers[peer], -1, IBV_WC_GENERAL_ERR);
+        c->peers[peer].fail_reported = 1;
+    }
+    return VBT_ERR_PEER_FAILED;
+}
+
+static NOINLINE int poll_failed(int rc)
+{
+    vbt_error("ibv_poll_cq failed (%d): the completion queue of %s is broken", rc,
+              vbt_ib_ctx.choice.name);
+    return VBT_ERR_IO;
+}
+
+static NOINLINE int repost_failed(int rc)
+{
+    return vbt_ib_check_rc(rc, 0, "re-posting receive buffers (ibv_post_srq_recv)");
+}
+
+/* ---- credits ------------------------------------------------------------------------------ */
+
+static inline void owe_push(vbt_ib_ctx_t *c, int peer)
+{
+    vbt_ib_peer_t *p = &c->peers[peer];
+    if (!p->owe_listed) {
+        p->owe_listed = 1;
+        c->owe_list[c->owe_count++] = peer;
+    }
+}
+
+/* Send a message that takes no credit (CREDIT or FIN; the receiver reserves buffers for
+ * them). 1: sent, or moot as the peer is unusable; 0: no send-queue room now, try later. */
+static int send_ctl(int peer, vbt_ib_msg_type_t type)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    vbt_ib_op_t op = type == VBT_IB_MSG_FIN ? VBT_IB_OP_FIN : VBT_IB_OP_CREDIT;
+    struct ibv_send_wr *bad;
+    vbt_ib_hdr_t th;
+    uint32_t seq = p->sq_head, b = 0;
+    unsigned flags = 0;
+    int rc;
+
+    if (p->state != VBT_IB_PEER_READY)
+        return 1;
+    if (p->sq_head - p->sq_tail >= c->sq_depth)
+        return 0;
+    th.version = VBT_IB_WIRE_VERSION;
+    th.type = (uint8_t)type;
+    th.credits = (uint16_t)p->owed;
+    th.src = (uint32_t)c->rank;
+    if (c->max_inline >= sizeof(th)) {
+        c->send_sge[0].addr = (uintptr_t)&th;
+        c->send_sge[0].lkey = 0;
+        flags = IBV_SEND_INLINE;
+    } else {
+        char *buf;
+        if (c->bounce_nfree == 0)
+            return 0;
+        b = c->bounce_free[--c->bounce_nfree] + 1;
+        buf = bounce_buf(c, b - 1);
+        memcpy(buf, &th, sizeof(th));
+        c->send_sge[0].addr = (uintptr_t)buf;
+        c->send_sge[0].lkey = c->lkey;
+    }
+    c->send_sge[0].length = sizeof(th);
+    c->send_wr.num_sge = 1;
+    c->send_wr.opcode = IBV_WR_SEND;
+    c->send_wr.wr_id = vbt_ib_send_wrid(op, peer, seq);
+    /* A FIN is always signalled: its completion says everything before it arrived. */
+    if (sq_signal(c, p, b != 0) || type == VBT_IB_MSG_FIN) {
+        flags |= IBV_SEND_SIGNALED;
+        p->unsig = p->unsig_bounce = 0;
+    }
+    c->send_wr.send_flags = flags;
+    rc = ibv_post_send(p->qp, &c->send_wr, &bad);
+    if (unlikely(rc != 0)) {
+        if (b != 0)
+            c->bounce_free[c->bounce_nfree++] = b - 1;
+        vbt_ib_check_rc(rc, VBT_IB_PROBE, "%s to rank %d (ibv_post_send)", op_name(op), peer);
+        peer_fail(p, op, IBV_WC_GENERAL_ERR);
+        return 1;
+    }
+    p->sq_bounce[seq & c->sq_mask] = b;
+    p->sq_head = seq + 1;
+    p->owed = 0;
+    if (type == VBT_IB_MSG_FIN) {
+        p->fin_posted = 1;
+        p->fin_seq = seq;
+    }
+    return 1;
+}
+
+static void service_owed(vbt_ib_ctx_t *c)
+{
+    int i = 0;
+
+    while (i < c->owe_count) {
+        int peer = c->owe_list[i];
+        vbt_ib_peer_t *p = &c->peers[peer];
+        /* A finalizing peer may close its QP any moment: it needs no credits any more. */
+        if (p->owed < c->credit_thresh || p->fin_received ||
+            send_ctl(peer, VBT_IB_MSG_CREDIT)) {
+            p->owe_listed = 0;
+            c->owe_list[i] = c->owe_list[--c->owe_count];
+            continue;
+        }
+        i++;
+    }
+}
+
+/* Re-post the receive buffers collected by this poll, then credit their senders. */
+static inline int rx_repost(vbt_ib_ctx_t *c)
+{
+    uint32_t n = c->rx_batch;
+    struct ibv_recv_wr *bad;
+    int rc;
+
+    c->rx_wr[n - 1].next = NULL;
+    rc = ibv_post_srq_recv(c->srq, c->rx_wr, &bad);
+    c->rx_wr[n - 1].next = n < VBT_IB_POLL_BATCH ? &c->rx_wr[n] : NULL;
+    c->rx_batch = 0;
+    if (unlikely(rc != 0))
+        return repost_failed(rc);
+    for (uint32_t k = 0; k < n; k++) {
+        int src = c->rx_src[k];
+        vbt_ib_peer_t *p;
+        if (src < 0)
+            continue;
+        p = &c->peers[src];
+        p->credits += c->rx_credits[k];
+        if (c->rx_is_data[k] && ++p->owed >= c->credit_thresh)
+            owe_push(c, src);
+    }
+    return 0;
+}
+
+/* ---- the fast path ------------------------------------------------------------------------ */
+
+size_t vbt_ib_max_send(void)
+{
+    return vbt_ib_ctx.max_send;
+}
+
+static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p;
+
+    if (peer < 0 || peer >= c->size) {
+        vbt_error("vbt_ib_send to rank %d: no such rank (world size %d)", peer, c->size);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    if (hdr_len > VBT_IB_HDR_MAX || hdr_len + len > c->max_send) {
+        vbt_error("vbt_ib_send to rank %d: header %zu + payload %zu bytes exceed the eager limit "
+                  "%zu (or the header the 64-byte maximum)", peer, hdr_len, len, c->max_send);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    p = &c->peers[peer];
+    switch (p->state) {
+    case VBT_IB_PEER_READY:
+        return VBT_ERR_NO_RESOURCE; /* no credit, send-queue slot or bounce buffer now */
+    case VBT_IB_PEER_FAILED:
+        if (!p->fail_reported) {
+            char cause[256];
+            p->fail_reported = 1;
+            likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
+            vbt_error("cannot send to rank %d: the connection failed earlier with %s on a %s: %s",
+                      peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
+                      op_name(p->fail_op), cause);
+        }
+        return VBT_ERR_PEER_FAILED;
+    default:
+        if (peer == c->rank)
+            vbt_error("vbt_ib_send to rank %d, this process: self messages never reach the "
+                      "transport", peer);
+        else
+            vbt_error("vbt_ib_send to rank %d before vbt_ib_wireup connected it", peer);
+        return VBT_ERR_UNREACHABLE;
+    }
+}
+
+static NOINLINE vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_status_t status;
+
+    if (b != 0)
+        c->bounce_free[c->bounce_nfree++] = b - 1;
+    status = vbt_ib_check_rc(rc, 0, "eager send to rank %d (ibv_post_send)", peer);
+    peer_fail(&c->peers[peer], VBT_IB_OP_DATA, IBV_WC_GENERAL_ERR);
+    c->peers[peer].fail_reported = 1;
+    return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
+}
+
+vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
+                         size_t len)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_send_wr *bad;
+    vbt_ib_peer_t *p;
+    vbt_ib_hdr_t th;
+    size_t total = sizeof(th) + hdr_len + len;
+    uint32_t seq, b = 0;
+    unsigned flags;
+    int rc;
+
+    if (unlikely((unsigned)peer >= (unsigned)c->size || hdr_len > VBT_IB_HDR_MAX ||
+                 hdr_len + len > c->max_send))
+        return send_refused(peer, hdr_len, len);
+    p = &c->peers[peer];
+    if (unlikely(p->credits <= 0 || p->sq_head - p->sq_tail >= c->sq_depth))
+        return send_refused(peer, hdr_len, len);
+
+    seq = p->sq_head;
+    th.version = VBT_IB_WIRE_VERSION;
+    th.type = VBT_IB_MSG_DATA;
+    th.credits = (uint16_t)p->owed;
+    th.src = (uint32_t)c->rank;
+    if (total <= c->max_inline) {
+        /* Inline: the provider copies the gather list into the WQE; no registration. */
+        int n = 1;
+        c->send_sge[0].addr = (uintptr_t)&th;
+        c->send_sge[0].length = sizeof(th);
+        if (hdr_len != 0) {
+            c->send_sge[n].addr = (uintptr_t)hdr;
+            c->send_sge[n++].length = (uint32_t)hdr_len;
+        }
+        if (len != 0) {
+            c->send_sge[n].addr = (uintptr_t)payload;
+            c->send_sge[n++].length = (uint32_t)len;
+        }
+        c->send_wr.num_sge = n;
+        flags = IBV_SEND_INLINE;
+    } else {
+        char *buf;
+        if (unlikely(c->bounce_nfree == 0))
+            return VBT_ERR_NO_RESOURCE;
+        b = c->bounce_free[--c->bounce_nfree] + 1;
+        buf = bounce_buf(c, b - 1);
+        memcpy(buf, &th, sizeof(th));
+        memcpy(buf + sizeof(th), hdr, hdr_len);
+        memcpy(buf + sizeof(th) + hdr_len, payload, len);
+        c->send_sge[0].addr = (uintptr_t)buf;
+        c->send_sge[0].length = (uint32_t)total;
+        c->send_sge[0].lkey = c->lkey;
+        c->send_wr.num_sge = 1;
+        flags = 0;
+    }
+    if (sq_signal(c, p, b != 0))
+        flags |= IBV_SEND_SIGNALED;
+    c->send_wr.wr_id = vbt_ib_send_wrid(VBT_IB_OP_DATA, peer, seq);
+    c->send_wr.opcode = IBV_WR_SEND;
+    c->send_wr.send_flags = flags;
+    rc = ibv_post_send(p->qp, &c->send_wr, &bad);
+    if (unlikely(rc != 0))
+        return send_post_failed(peer, rc, b);
+    p->sq_bounce[seq & c->sq_mask] = b;
+    p->sq_head = seq + 1;
+    p->credits--;
+    p->owed = 0;
+    return VBT_OK;
+}
+
+/* One arrival: check the header, hand the payload up, queue the buffer for re-posting. */
+static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
+{
+    char *buf = rx_buf(c, (uint32_t)wc->wr_id);
+    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)buf;
+    uint32_t src = th->src;
+    uint32_t k;
+
+    if (unlikely(wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
+                 src >= (uint32_t)c->size || c->peers[src].qp == NULL ||
+                 c->peers[src].qp->qp_num != wc->qp_num || th->type < VBT_IB_MSG_DATA ||
+                 th->type > VBT_IB_MSG_FIN))
+        return bad_message(wc);
+    k = c->rx_batch++;
+    c->rx_wr[k].wr_id = wc->wr_id;
+    c->rx_sge[k].addr = (uintptr_t)buf;
+    c->rx_src[k] = (int)src;
+    c->rx_credits[k] = th->credits;
+    c->rx_is_data[k] = th->type == VBT_IB_MSG_DATA;
+    if (likely(th->type == VBT_IB_MSG_DATA))
+        c->recv_cb((int)src, buf + sizeof(*th), wc->byte_len - sizeof(*th));
+    else if (th->type == VBT_IB_MSG_FIN)
+        c->peers[src].fin_received = 1;
+    return 0;
+}
+
+int vbt_ib_progress(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_wc wc[VBT_IB_POLL_BATCH];
+    int n, fatal = 0;
+
+    if (unlikely(c->in_progress))
+        return 0;
+    n = ibv_poll_cq(c->cq, VBT_IB_POLL_BATCH, wc);
+    if (likely(n == 0)) {
+        if (unlikely(c->owe_count != 0))
+            service_owed(c);
+        return 0;
+    }
+    if (unlikely(n < 0))
+        return poll_failed(n);
+
+    c->in_progress = 1;
+    for (int i = 0; i < n; i++) {
+        int st;
+        if (unlikely(wc[i].status != IBV_WC_SUCCESS))
+            st = wc_error(&wc[i]);
+        else if (wc[i].wr_id & VBT_IB_WRID_RECV)
+            st = rx_one(c, &wc[i]);
+        else {
+            const vbt_ib_peer_t *p;
+            p = &c->peers[(wc[i].wr_id >> VBT_IB_WRID_PEER_SHIFT) & 0xffffff];
+            sq_retire(c, (vbt_ib_peer_t *)p, (uint32_t)wc[i].wr_id);
+            st = 0;
+        }
+        if (unlikely(st < 0) && fatal == 0)
+            fatal = st;
+    }
+    if (c->rx_batch != 0) {
+        int st = rx_repost(c);
+        if (unlikely(st < 0) && fatal == 0)
+            fatal = st;
+    }
+    if (c->owe_count != 0)
+        service_owed(c);
+    c->in_progress = 0;
+    return fatal != 0 ? fatal : n;
+}
+
+/* ---- blocking ----------------------------------------------------------------------------- */
+
+vbt_status_t vbt_ib_block(int timeout_ms)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct pollfd pfd;
+    struct ibv_cq *ev_cq;
+    void *ev_ctx;
+    vbt_status_t status;
+    int n, rc;
+
+    rc = ibv_req_notify_cq(c->cq, 0);
+    status = vbt_ib_check_rc(rc, 0, "arming the completion queue (ibv_req_notify_cq)");
+    if (status != VBT_OK)
+        return status;
+    /* A completion that arrived before the arm raises no event: poll once more. */
+    n = vbt_ib_progress();
+    if (n != 0)
+        return n < 0 ? (vbt_status_t)n : VBT_OK;
+
+    pfd.fd = c->channel->fd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    rc = poll(&pfd, 1, timeout_ms);
+    if (rc < 0) {
+        if (errno == EINTR)
+            return VBT_OK;
+        vbt_error("poll() on the completion channel of %s failed: %m", c->choice.name);
+        return VBT_ERR_IO;
+    }
+    if (rc == 0)
+        return VBT_OK;
+    if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
+        ibv_ack_cq_events(ev_cq, 1);
+    else if (errno != EAGAIN)
+        return vbt_ib_check_rc(-1, 0, "ibv_get_cq_event");
+    return VBT_OK;
+}
+
+/* ---- finalize ----------------------------------------------------------------------------- */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void vbt_ib_eager_drain(int timeout_ms)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+
+    for (;;) {
+        int pending = 0, first = -1;
+        for (int r = 0; r < c->size; r++) {
+            vbt_ib_peer_t *p = &c->peers[r];
+            if (p->state != VBT_IB_PEER_READY || p->fin_received)
+                continue;
+            if (!p->fin_posted)
+                send_ctl(r, VBT_IB_MSG_FIN);
+            if (p->fin_posted && (int32_t)(p->sq_tail - p->fin_seq) > 0)
+                continue; /* our FIN, and all before it, acknowledged */
+            if (p->state != VBT_IB_PEER_READY)
+                continue;
+            if (first < 0)
+                first = r;
+            pending++;
+        }
+        if (pending == 0)
+            return;
+        if (now_ms() > deadline) {
+            vbt_warn("finalize: %d rank(s) (rank %d first) neither acknowledged our last messages "
+                     "nor said goodbye within %d ms; closing anyway", pending, first, timeout_ms);
+            return;
+        }
+        if (vbt_ib_progress() == 0)
+            vbt_ib_block(20);
+    }
+}

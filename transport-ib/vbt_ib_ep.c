@@ -1,0 +1,415 @@
+/* Endpoints: one RC queue pair per peer, their addresses in the modex, and the
+ * RESET -> INIT -> RTR -> RTS state machine (after rdma-core's rc_pingpong). Also the
+ * transport's init/wireup/finalize, which put the device, the eager pools and the QPs together.
+ *
+ * QP attributes (one place, here):
+ *   INIT  port from the device choice, pkey index 0, access REMOTE_READ|REMOTE_WRITE (for
+ *         the rendezvous protocol's RDMA READ/WRITE; the eager region itself is local-only).
+ *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic =
+ *         min(device max_qp_rd_atom, 16); min_rnr_timer 12 (0.64 ms, never needed while
+ *         credits hold); RoCE, or VBT_IB_GID_INDEX: GRH with the peer's GID, our GID index,
+ *         hop limit 64; InfiniBand: the peer's LID, SL 0.
+ *   RTS   timeout 17 (4.096 us * 2^17 = 0.54 s per try) and retry_cnt 6: a dead peer or a
+ *         broken path fails after ~4 s instead of hanging, while a congested fabric and a
+ *         peer still finishing its wireup (its first packets are dropped until its QP is in
+ *         RTR, then resent) are ridden out. Not 7: Soft-RoCE (rxe, Linux 6.1) treats
+ *         retry_cnt 7 as "retry forever", like rnr_retry 7, and a dead peer then hangs the
+ *         sender silently (seen in the VM); rnr_retry 0: credits guarantee a posted receive,
+ *         so an RNR NAK is a bug and fails at once instead of storming; max_rd_atomic =
+ *         min(device max_qp_init_rd_atom, 16). */
+#include "vbt_config.h"
+#include "vbt_ib_int.h"
+#include "vbt_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VBT_IB_QP_TIMEOUT     17
+#define VBT_IB_QP_RETRY_CNT   6
+#define VBT_IB_QP_RNR_RETRY   0
+#define VBT_IB_MIN_RNR_TIMER  12
+#define VBT_IB_RD_ATOMIC_MAX  16
+#define VBT_IB_GRH_HOP_LIMIT  64
+#define VBT_IB_DRAIN_TIMEOUT  10000 /* ms finalize waits for acknowledgements */
+
+vbt_ib_ctx_t vbt_ib_ctx;
+
+static uint32_t random_psn(void)
+{
+    uint32_t v;
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        v = (uint32_t)ts.tv_nsec ^ ((uint32_t)getpid() << 12) ^ (uint32_t)ts.tv_sec;
+    }
+    return v & 0xffffff;
+}
+
+static int rd_atomic(int dev_max)
+{
+    if (dev_max > VBT_IB_RD_ATOMIC_MAX)
+        return VBT_IB_RD_ATOMIC_MAX;
+    return dev_max > 0 ? dev_max : 1;
+}
+
+/* ---- QP creation and the state machine ---------------------------------------------------- */
+
+static vbt_status_t qp_create(int peer)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    struct ibv_qp_init_attr qa;
+    struct ibv_qp_attr attr;
+    uint32_t want = c->max_inline;
+    vbt_status_t status;
+    int rc, saved_errno;
+
+    for (;;) {
+        memset(&qa, 0, sizeof(qa));
+        qa.send_cq = c->cq;
+        qa.recv_cq = c->cq;
+        qa.srq = c->srq;
+        qa.qp_type = IBV_QPT_RC;
+        qa.sq_sig_all = 0;
+        qa.cap.max_send_wr = c->sq_depth;
+        qa.cap.max_send_sge = c->choice.dev_attr.max_sge >= 3 ? 3 : 1;
+        qa.cap.max_recv_sge = 1;
+        qa.cap.max_inline_data = want;
+        p->qp = ibv_create_qp(c->pd, &qa);
+        saved_errno = errno;
+        if (p->qp != NULL)
+            break;
+        /* Devices differ in how much inline data they take: ask less until one is accepted.
+         * Out of memory is not about inline data: say so at once. */
+        if (want == 0 || saved_errno == ENOMEM)
+            return vbt_ib_verbs_status(-1, saved_errno, VBT_IB_PINS, __FILE__, __LINE__,
+                                       "ibv_create_qp(%s, RC, %u send WRs, %u bytes inline) for "
+                                       "rank %d", c->choice.name, c->sq_depth, want, peer);
+        vbt_debug("ibv_create_qp(%s) with %u bytes inline failed: %s: asking for less",
+                  c->choice.name, want, strerror(saved_errno));
+        want /= 2;
+        if (want < sizeof(vbt_ib_hdr_t))
+            want = 0;
+    }
+    /* The provider reports what it granted; without 3 SGEs inline needs a copy: go bounce. */
+    if (qa.cap.max_send_sge < 3)
+        qa.cap.max_inline_data = 0;
+    if (qa.cap.max_inline_data < c->max_inline)
+        c->max_inline = qa.cap.max_inline_data;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = c->choice.port;
+    attr.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    rc = ibv_modify_qp(p->qp, &attr,
+                       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RESET->INIT) of the QP for rank %d", peer);
+    if (status != VBT_OK) {
+        ibv_destroy_qp(p->qp);
+        p->qp = NULL;
+        return status;
+    }
+    p->psn = random_psn();
+    p->state = VBT_IB_PEER_INIT;
+    return VBT_OK;
+}
+
+static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    const vbt_ib_addr_qp_t *rq = &ra->qp[c->rank];
+    enum ibv_mtu path_mtu = ra->active_mtu < c->choice.port_attr.active_mtu
+                                ? (enum ibv_mtu)ra->active_mtu
+                                : c->choice.port_attr.active_mtu;
+    struct ibv_qp_attr attr;
+    vbt_status_t status;
+    int rc;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTR;
+    attr.path_mtu = path_mtu;
+    attr.dest_qp_num = rq->qpn;
+    attr.rq_psn = rq->psn;
+    attr.max_dest_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_rd_atom);
+    attr.min_rnr_timer = VBT_IB_MIN_RNR_TIMER;
+    attr.ah_attr.dlid = ra->lid;
+    attr.ah_attr.sl = 0;
+    attr.ah_attr.src_path_bits = 0;
+    attr.ah_attr.port_num = c->choice.port;
+    if (c->choice.gid_index >= 0) {
+        attr.ah_attr.is_global = 1;
+        memcpy(attr.ah_attr.grh.dgid.raw, ra->gid, sizeof(ra->gid));
+        attr.ah_attr.grh.sgid_index = (uint8_t)c->choice.gid_index;
+        attr.ah_attr.grh.hop_limit = VBT_IB_GRH_HOP_LIMIT;
+        attr.ah_attr.grh.traffic_class = 0;
+        attr.ah_attr.grh.flow_label = 0;
+    }
+    rc = ibv_modify_qp(p->qp, &attr,
+                       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                           IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(INIT->RTR) towards rank %d (QP 0x%x)", peer,
+                             rq->qpn);
+    if (status != VBT_OK)
+        return status;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTS;
+    attr.timeout = VBT_IB_QP_TIMEOUT;
+    attr.retry_cnt = VBT_IB_QP_RETRY_CNT;
+    attr.rnr_retry = VBT_IB_QP_RNR_RETRY;
+    attr.sq_psn = p->psn;
+    attr.max_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_init_rd_atom);
+    rc = ibv_modify_qp(p->qp, &attr,
+                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                           IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RTR->RTS) towards rank %d", peer);
+    if (status != VBT_OK)
+        return status;
+    vbt_debug("QP 0x%x -> rank %d QP 0x%x: RTS, path MTU %s, PSN 0x%x/0x%x", p->qp->qp_num, peer,
+              rq->qpn, vbt_ib_mtu_str(path_mtu), p->psn, rq->psn);
+    vbt_ib_eager_peer_ready(peer);
+    return VBT_OK;
+}
+
+/* ---- the modex ---------------------------------------------------------------------------- */
+
+static vbt_status_t addr_publish(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    size_t len = sizeof(vbt_ib_addr_t) + (size_t)c->size * sizeof(vbt_ib_addr_qp_t);
+    vbt_ib_addr_t *a = calloc(1, len);
+    vbt_status_t status;
+
+    if (a == NULL)
+        return VBT_ERR_NO_MEMORY;
+    a->version = VBT_IB_ADDR_VERSION;
+    a->link_layer = c->choice.port_attr.link_layer;
+    a->active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+    a->use_grh = c->choice.gid_index >= 0;
+    a->lid = c->choice.port_attr.lid;
+    a->eager_limit = (uint32_t)c->max_send;
+    a->nqp = (uint32_t)c->size;
+    memcpy(a->gid, c->choice.gid.raw, sizeof(a->gid));
+    for (int r = 0; r < c->size; r++) {
+        if (c->peers[r].qp != NULL) {
+            a->qp[r].qpn = c->peers[r].qp->qp_num;
+            a->qp[r].psn = c->peers[r].psn;
+        }
+    }
+    status = vbt_modex_put(VBT_IB_ADDR_KEY, a, len);
+    free(a);
+    return status;
+}
+
+static vbt_status_t addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    if (len < sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION ||
+        ra->nqp != (uint32_t)c->size || len < sizeof(*ra) + (size_t)ra->nqp * sizeof(ra->qp[0])) {
+        vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u): do "
+                  "all ranks run the same Verbatim?", peer, len, len ? ra->version : 0);
+        return VBT_ERR_PMIX;
+    }
+    if (ra->eager_limit != c->max_send) {
+        vbt_error("VBT_EAGER_LIMIT differs between ranks: %u on rank %d, %zu on rank %d: set it "
+                  "to the same value for the whole job", ra->eager_limit, peer, c->max_send,
+                  c->rank);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    if (ra->use_grh != (c->choice.gid_index >= 0) ||
+        ra->link_layer != c->choice.port_attr.link_layer) {
+        vbt_error("rank %d uses a %s port%s and this rank (%d) a %s port%s: they cannot reach "
+                  "each other (VBT_IB_DEVICE, VBT_IB_GID_INDEX)", peer,
+                  ra->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
+                  ra->use_grh ? " addressed by GID" : "", c->rank,
+                  c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE"
+                                                                            : "InfiniBand",
+                  c->choice.gid_index >= 0 ? " addressed by GID" : "");
+        return VBT_ERR_UNREACHABLE;
+    }
+    return VBT_OK;
+}
+
+/* ---- the transport's life cycle ----------------------------------------------------------- */
+
+static void destroy_qps(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    for (int r = 0; c->peers != NULL && r < c->size; r++) {
+        if (c->peers[r].qp != NULL)
+            vbt_ib_check_rc(ibv_destroy_qp(c->peers[r].qp), 0, "ibv_destroy_qp (rank %d)", r);
+        c->peers[r].qp = NULL;
+        c->peers[r].state = VBT_IB_PEER_NONE;
+    }
+}
+
+static vbt_status_t check_device_limits(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const struct ibv_device_attr *da = &c->choice.dev_attr;
+    vbt_ib_sizes_t *s = &c->sizes;
+
+    if (da->max_srq == 0 || (uint32_t)da->max_srq_wr < s->rx_count) {
+        vbt_error("%s cannot hold %u receive buffers in a shared receive queue (max_srq %d, "
+                  "max_srq_wr %d): run fewer ranks, or use another device (VBT_IB_DEVICE)",
+                  c->choice.name, s->rx_count, da->max_srq, da->max_srq_wr);
+        return VBT_ERR_UNSUPPORTED;
+    }
+    while (s->sq_depth > (uint32_t)da->max_qp_wr && s->sq_depth > 2u * VBT_IB_CTL_RESERVE)
+        s->sq_depth /= 2;
+    if ((uint32_t)da->max_cqe < s->cq_size) {
+        vbt_error("%s cannot hold a %u-entry completion queue (max_cqe %d): run fewer ranks",
+                  c->choice.name, s->cq_size, da->max_cqe);
+        return VBT_ERR_UNSUPPORTED;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    char err[768], what[96];
+    vbt_status_t status;
+
+    if (c->initialized) {
+        vbt_error("vbt_ib_init called twice");
+        return VBT_ERR_INVALID_PARAM;
+    }
+    memset(c, 0, sizeof(*c));
+    c->rank = proc->rank;
+    c->size = proc->size;
+    c->npeers = proc->size - 1;
+    c->recv_cb = recv_cb;
+    if (vbt_cfg.eager_limit < VBT_IB_EAGER_MIN || vbt_cfg.eager_limit > VBT_IB_EAGER_MAX) {
+        vbt_error("VBT_EAGER_LIMIT=%zu is out of range: use %u to %u bytes", vbt_cfg.eager_limit,
+                  VBT_IB_EAGER_MIN, VBT_IB_EAGER_MAX);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    c->max_send = vbt_cfg.eager_limit;
+
+    status = vbt_ib_device_select(&c->choice, &c->dev, err, sizeof(err));
+    if (status == VBT_ERR_NO_DEVICE) {
+        vbt_info("InfiniBand transport unavailable: %s", err);
+        return status;
+    }
+    if (status != VBT_OK) {
+        vbt_error("%s", err);
+        return status;
+    }
+    vbt_ib_sizes(c->npeers, c->max_send, &c->sizes);
+    status = check_device_limits();
+    if (status != VBT_OK)
+        goto err_close;
+    snprintf(what, sizeof(what), "the InfiniBand buffers and queues for %d peer(s)", c->npeers);
+    status = vbt_ib_memlock_check(c->sizes.pinned_bytes, what);
+    if (status != VBT_OK)
+        goto err_close;
+
+    c->pd = ibv_alloc_pd(c->dev);
+    status = vbt_ib_check_ptr(c->pd, 0, "ibv_alloc_pd(%s)", c->choice.name);
+    if (status != VBT_OK)
+        goto err_close;
+    c->peers = calloc((size_t)c->size, sizeof(*c->peers));
+    if (c->peers == NULL) {
+        status = VBT_ERR_NO_MEMORY;
+        goto err_dealloc_pd;
+    }
+    status = vbt_ib_eager_init();
+    if (status != VBT_OK)
+        goto err_free_peers;
+
+    c->max_inline = VBT_IB_INLINE_WANT;
+    for (int r = 0; r < c->size; r++) {
+        if (r == c->rank)
+            continue;
+        status = qp_create(r);
+        if (status != VBT_OK)
+            goto err_destroy_qps;
+    }
+    if (c->npeers == 0)
+        c->max_inline = 0; /* no QP to ask */
+    status = addr_publish();
+    if (status != VBT_OK)
+        goto err_destroy_qps;
+
+    vbt_info("InfiniBand: %s port %u, %s, path MTU up to %s (%s); %d credits per peer, %u "
+             "receive and %u bounce buffers of %u bytes, %u bytes inline, eager limit %zu",
+             c->choice.name, c->choice.port,
+             c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
+             vbt_ib_mtu_str(c->choice.port_attr.active_mtu), c->choice.why, c->credits_max,
+             c->sizes.rx_count, c->sizes.bounce_count, c->stride, c->max_inline, c->max_send);
+    c->initialized = 1;
+    return VBT_OK;
+
+err_destroy_qps:
+    destroy_qps();
+    vbt_ib_eager_cleanup();
+err_free_peers:
+    free(c->peers);
+    c->peers = NULL;
+err_dealloc_pd:
+    ibv_dealloc_pd(c->pd);
+    c->pd = NULL;
+err_close:
+    ibv_close_device(c->dev);
+    c->dev = NULL;
+    return status;
+}
+
+vbt_status_t vbt_ib_wireup(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    if (!c->initialized) {
+        vbt_error("vbt_ib_wireup before a successful vbt_ib_init");
+        return VBT_ERR_INVALID_PARAM;
+    }
+    if (c->wired)
+        return VBT_OK;
+    for (int r = 0; r < c->size; r++) {
+        void *data;
+        size_t len;
+        vbt_status_t status;
+
+        if (r == c->rank)
+            continue;
+        status = vbt_modex_get(r, VBT_IB_ADDR_KEY, &data, &len);
+        if (status != VBT_OK)
+            return status;
+        status = addr_check(r, data, len);
+        if (status == VBT_OK)
+            status = qp_connect(r, data);
+        free(data);
+        if (status != VBT_OK) {
+            c->peers[r].state = VBT_IB_PEER_FAILED;
+            c->peers[r].fail_reported = 1;
+            return status;
+        }
+    }
+    c->wired = 1;
+    vbt_debug("InfiniBand: connected to %d peer(s)", c->npeers);
+    return VBT_OK;
+}
+
+void vbt_ib_finalize(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    if (!c->initialized)
+        return;
+    c->finalizing = 1;
+    if (c->wired)
+        vbt_ib_eager_drain(VBT_IB_DRAIN_TIMEOUT);
+    destroy_qps();
+    vbt_ib_eager_cleanup();
+    free(c->peers);
+    vbt_ib_check_rc(ibv_dealloc_pd(c->pd), 0, "ibv_dealloc_pd");
+    vbt_ib_check_rc(ibv_close_device(c->dev), 0, "ibv_close_device");
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,254 @@
+/* transport-ib private types: the wire and modex formats, the per-peer endpoint, the one
+ * transport context, and the helpers the files of transport-ib/ share. White-box tests may
+ * include it; the runtime includes vbt_ib.h only. */
+#ifndef VBT_IB_INT_H
+#define VBT_IB_INT_H
+
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+#include "vbt_compiler.h"
+#include "vbt_ib.h"
+
+/* ---- sizing ---------------------------------------------------------------------------------
+ * Receive memory is one pool shared by all peers through the SRQ. Each peer gets a fixed number
+ * of credits (messages it may have outstanding towards us); the SRQ holds credits + CTL_RESERVE
+ * buffers per peer. Credits shrink as peers grow so the pool stays near RX_TARGET buffers:
+ * 64 credits up to 3 peers, 4 at 64 peers and beyond (then memory grows with peers: see the
+ * report on dynamic credits). */
+#define VBT_IB_CREDITS_MAX 64
+#define VBT_IB_CREDITS_MIN 4
+#define VBT_IB_RX_TARGET   256
+/* Receive buffers per peer reserved for the messages that take no credit: at most 2 credit
+ * messages (each returns at least half a window, and a sender never has more than one window
+ * unreturned: see vbt_ib_eager.c) and 1 FIN can be un-reposted at a time. */
+#define VBT_IB_CTL_RESERVE 3
+/* Bounce buffers (registered copies of non-inline sends), shared by all peers. */
+#define VBT_IB_BOUNCE_MIN 32
+#define VBT_IB_BOUNCE_MAX 128
+/* Signal one send in this many (fewer when bounce buffers are scarce: vbt_ib_eager.c). */
+#define VBT_IB_SIG_EVERY  16
+#define VBT_IB_POLL_BATCH 16
+/* Inline data we ask each QP for; what the device grants is read back (rxe: 256+). */
+#define VBT_IB_INLINE_WANT 256
+#define VBT_IB_EAGER_MIN   256
+#define VBT_IB_EAGER_MAX   (1u << 20)
+#define VBT_IB_HDR_MAX     64 /* largest runtime header vbt_ib_send takes */
+
+/* ---- wire format ----------------------------------------------------------------------------
+ * Every SEND starts with this header. Host byte order: all ranks of a job share an ABI. */
+#define VBT_IB_WIRE_VERSION 1
+
+typedef struct __attribute__((packed)) {
+    uint8_t version;  /* VBT_IB_WIRE_VERSION */
+    uint8_t type;     /* vbt_ib_msg_type_t */
+    uint16_t credits; /* receive buffers the sender re-posted for the receiver's messages */
+    uint32_t src;     /* sender's world rank (checked against the QP it arrived on) */
+} vbt_ib_hdr_t;
+
+typedef enum {
+    VBT_IB_MSG_DATA = 1,   /* runtime header + payload follow; takes a credit */
+    VBT_IB_MSG_CREDIT = 2, /* nothing follows; takes no credit (reserved receive buffers) */
+    VBT_IB_MSG_FIN = 3,    /* the sender is finalizing; takes no credit */
+} vbt_ib_msg_type_t;
+
+/* ---- work request ids -----------------------------------------------------------------------
+ * Receives: RECV bit | buffer index. Sends: kind << 56 | peer << 32 | send-queue sequence. */
+#define VBT_IB_WRID_RECV       (1ull << 63)
+#define VBT_IB_WRID_KIND_SHIFT 56
+#define VBT_IB_WRID_PEER_SHIFT 32
+
+typedef enum {
+    VBT_IB_OP_DATA = 0,   /* eager send */
+    VBT_IB_OP_CREDIT = 1, /* explicit credit message */
+    VBT_IB_OP_FIN = 2,    /* signalled FIN message of finalize */
+} vbt_ib_op_t;
+
+static inline uint64_t vbt_ib_send_wrid(vbt_ib_op_t op, int peer, uint32_t seq)
+{
+    return ((uint64_t)op << VBT_IB_WRID_KIND_SHIFT) | ((uint64_t)(uint32_t)peer << 32) | seq;
+}
+
+/* ---- modex: what each rank publishes under "ib.addr" ------------------------------------- */
+#define VBT_IB_ADDR_VERSION 1
+#define VBT_IB_ADDR_KEY     "ib.addr"
+
+typedef struct __attribute__((packed)) {
+    uint32_t qpn; /* the QP the publisher created for this reader */
+    uint32_t psn; /* its initial send PSN */
+} vbt_ib_addr_qp_t;
+
+typedef struct __attribute__((packed)) {
+    uint8_t version;      /* VBT_IB_ADDR_VERSION */
+    uint8_t link_layer;   /* IBV_LINK_LAYER_* */
+    uint8_t active_mtu;   /* enum ibv_mtu of the port */
+    uint8_t use_grh;      /* address by GID (RoCE, or VBT_IB_GID_INDEX on InfiniBand) */
+    uint16_t lid;
+    uint16_t reserved;
+    uint32_t eager_limit; /* every rank must use the same */
+    uint32_t nqp;         /* entries in qp[]: the world size */
+    uint8_t gid[16];
+    vbt_ib_addr_qp_t qp[]; /* indexed by the reader's world rank; qp[publisher] unused */
+} vbt_ib_addr_t;
+
+/* ---- device choice ------------------------------------------------------------------------ */
+typedef struct {
+    char name[64];
+    uint8_t port;
+    struct ibv_port_attr port_attr;
+    struct ibv_device_attr dev_attr;
+    int gid_index; /* -1: InfiniBand addressed by LID, no GRH */
+    int gid_type;  /* IBV_GID_TYPE_*, -1 unknown */
+    union ibv_gid gid;
+    char why[200]; /* why this port and GID, for the info log and verbatim-info */
+} vbt_ib_choice_t;
+
+/* ---- pool and queue sizes for a number of peers ------------------------------------------- */
+typedef struct {
+    int credits;           /* per peer */
+    uint32_t rx_count;     /* receive buffers (SRQ depth) */
+    uint32_t bounce_count; /* bounce buffers */
+    uint32_t sq_depth;     /* send queue per QP, a power of two */
+    uint32_t cq_size;
+    uint32_t stride;       /* bytes per buffer: transport header + eager limit, 64-aligned */
+    size_t pool_bytes;     /* the one registered region: receive then bounce buffers */
+    size_t pinned_bytes;   /* estimate of everything pinned: pool + queues */
+} vbt_ib_sizes_t;
+
+/* ---- endpoint: one RC QP towards one peer -------------------------------------------------- */
+typedef enum {
+    VBT_IB_PEER_NONE = 0, /* self, or before init */
+    VBT_IB_PEER_INIT,     /* QP in INIT: waiting for the peer's address */
+    VBT_IB_PEER_READY,    /* QP in RTS */
+    VBT_IB_PEER_FAILED,   /* completion error or transition failure: unusable */
+} vbt_ib_peer_state_t;
+
+typedef struct {
+    /* fast path */
+    int credits;          /* messages we may still send to this peer */
+    int owed;             /* its messages' buffers we re-posted but did not report yet */
+    uint32_t sq_head;     /* sequence of the next send WR */
+    uint32_t sq_tail;     /* first send WR not known to be complete */
+    uint16_t unsig;       /* WRs posted since the last signalled one */
+    uint16_t unsig_bounce; /* of those, how many hold a bounce buffer */
+    uint8_t state;        /* vbt_ib_peer_state_t */
+    uint8_t owe_listed;   /* on the list of peers owed an explicit credit message */
+    uint8_t fail_reported; /* the failure was logged at error and returned as fatal */
+    uint8_t fail_op;      /* vbt_ib_op_t of the first failed WR */
+    uint8_t fin_received; /* the peer is finalizing: send it no more credit messages */
+    uint8_t fin_posted;   /* our FIN is posted, as WR fin_seq */
+    struct ibv_qp *qp;
+    uint32_t *sq_bounce;  /* per send-queue slot: bounce buffer index + 1, 0 for none */
+    uint32_t fin_seq;
+    /* cold */
+    uint32_t psn;         /* our initial send PSN on this QP */
+    int fail_status;      /* enum ibv_wc_status of the first failed WR */
+} vbt_ib_peer_t;
+
+/* ---- the transport context: one per process ----------------------------------------------- */
+typedef struct {
+    /* fast path */
+    struct ibv_cq *cq;
+    struct ibv_srq *srq;
+    vbt_ib_peer_t *peers; /* indexed by world rank; peers[rank] is never connected */
+    vbt_ib_recv_cb_t recv_cb;
+    char *rx_base;        /* receive buffer i at rx_base + i * stride */
+    char *bounce_base;    /* bounce buffer i at bounce_base + i * stride */
+    uint32_t *bounce_free; /* stack of free bounce buffer indices */
+    uint32_t bounce_nfree;
+    uint32_t lkey;
+    uint32_t stride;
+    uint32_t max_inline;  /* inline data the QPs accept (0: none) */
+    uint32_t sq_depth;
+    uint32_t sq_mask;
+    uint32_t sig_every;        /* signal at least one WR in this many */
+    uint32_t sig_every_bounce; /* and one in this many bounce-buffer WRs */
+    int credit_thresh;         /* owed credits that trigger an explicit credit message */
+    size_t max_send;           /* eager limit: runtime header + payload */
+    int rank;
+    int size;
+    int in_progress;           /* vbt_ib_progress is running (a nested call returns 0) */
+    int owe_count;
+    int *owe_list;             /* peers owed a credit message, owe_count of them */
+    uint32_t rx_batch;         /* receive WRs collected for re-posting */
+    struct ibv_send_wr send_wr; /* pre-built: only the changing fields are set per send */
+    struct ibv_sge send_sge[3];
+    struct ibv_recv_wr rx_wr[VBT_IB_POLL_BATCH];
+    struct ibv_sge rx_sge[VBT_IB_POLL_BATCH];
+    int rx_src[VBT_IB_POLL_BATCH];          /* who sent it, -1 unknown */
+    uint16_t rx_credits[VBT_IB_POLL_BATCH]; /* credits it carried, applied on re-post */
+    uint8_t rx_is_data[VBT_IB_POLL_BATCH];  /* a DATA message: owe its sender a credit */
+    /* cold */
+    struct ibv_context *dev;
+    struct ibv_pd *pd;
+    struct ibv_comp_channel *channel;
+    struct ibv_mr *mr;
+    void *pool;
+    uint32_t *sq_bounce_all;
+    vbt_ib_choice_t choice;
+    vbt_ib_sizes_t sizes;
+    int npeers;
+    int credits_max;
+    int initialized;
+    int wired;
+    int finalizing;
+} vbt_ib_ctx_t;
+
+extern vbt_ib_ctx_t vbt_ib_ctx;
+
+/* ---- vbt_ib_verbs.c: the one place libibverbs return conventions become vbt_status_t ------
+ * rc: what an int-returning verbs call gave back, in any of its conventions (0 success; an
+ * errno value; -1 with errno set; a negative errno). saved_errno: errno right after the call.
+ * Logs "<what> failed: <reason>" at error (at debug with VBT_IB_PROBE) from the caller's
+ * file and line. With VBT_IB_PINS, ENOMEM explains RLIMIT_MEMLOCK and how to raise it. */
+#define VBT_IB_PINS  0x1u /* the call creates an object that pins memory (QP, CQ, MR, SRQ) */
+#define VBT_IB_PROBE 0x2u /* the caller handles the failure: log at debug only */
+vbt_status_t vbt_ib_verbs_status(long rc, int saved_errno, unsigned flags, const char *file,
+                                 int line, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7), noinline, cold));
+
+/* Check an int-returning verbs call. */
+#define vbt_ib_check_rc(_rc, _flags, ...)                                                          \
+    __extension__({                                                                                \
+        long _vbt_rc = (long)(_rc);                                                                \
+        int _vbt_errno = errno;                                                                    \
+        _vbt_rc == 0 ? VBT_OK                                                                      \
+                     : vbt_ib_verbs_status(_vbt_rc, _vbt_errno, (_flags), __FILE__, __LINE__,     \
+                                           __VA_ARGS__);                                           \
+    })
+/* Check an object-creating verbs call (NULL with errno set on failure). */
+#define vbt_ib_check_ptr(_ptr, _flags, ...)                                                        \
+    __extension__({                                                                                \
+        int _vbt_errno = errno;                                                                    \
+        (_ptr) != NULL ? VBT_OK                                                                    \
+                       : vbt_ib_verbs_status(-1, _vbt_errno, (_flags), __FILE__, __LINE__,        \
+                                             __VA_ARGS__);                                         \
+    })
+
+/* ---- vbt_ib_device.c ----------------------------------------------------------------------- */
+/* Choose the device, port and GID (VBT_IB_DEVICE, VBT_IB_GID_INDEX, else the first ACTIVE
+ * port) and leave it open in *dev_p. On failure nothing is logged: err says why in one
+ * sentence; VBT_ERR_NO_DEVICE means nothing usable (an info, not an error). */
+vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context **dev_p,
+                                  char *err, size_t errlen);
+/* VBT_OK when `need` bytes may be pinned; else logs one message saying how to raise
+ * RLIMIT_MEMLOCK and returns VBT_ERR_MEMLOCK. */
+vbt_status_t vbt_ib_memlock_check(size_t need, const char *what);
+/* Append to buf a sentence on RLIMIT_MEMLOCK: its value and how to raise it. Returns 1 when the
+ * limit can be what stopped a registration (finite and no CAP_IPC_LOCK). */
+int vbt_ib_memlock_explain(char *buf, size_t len);
+const char *vbt_ib_mtu_str(int mtu);
+
+/* ---- vbt_ib_eager.c ------------------------------------------------------------------------ */
+void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *sizes_p);
+/* CQ, completion channel, SRQ, the registered pool with every receive posted. */
+vbt_status_t vbt_ib_eager_init(void);
+void vbt_ib_eager_cleanup(void);
+/* Give peer its credits and start its send-queue accounting (QP just reached RTS). */
+void vbt_ib_eager_peer_ready(int peer);
+/* Finalize's goodbye: send each peer a FIN and wait, at most timeout_ms, until for every peer
+ * our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done). */
+void vbt_ib_eager_drain(int timeout_ms);
+
+#endif
