@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-/* Context ids 0 and 1 are reserved for the predefined communicators. */
-enum { VBT_CONTEXT_WORLD = 0, VBT_CONTEXT_SELF = 1 };
+/* Context ids 0..3 belong to the predefined communicators (two each). */
+enum { VBT_CONTEXT_WORLD = 0, VBT_CONTEXT_SELF = 2 };
 
 vbt_comm_t vbt_comm_world;
 vbt_comm_t vbt_comm_self;
@@ -33,4 +33,15 @@ void vbt_comm_cleanup_predefined(void)
 {
     vbt_comm_world.size = 0;
     vbt_comm_self.size = 0;
+}
+
+vbt_comm_t *vbt_comm_from_context(uint32_t context_id)
+{
+    switch (context_id & ~1u) {
+    case VBT_CONTEXT_WORLD:
+        return vbt_comm_world.size ? &vbt_comm_world : NULL;
+    case VBT_CONTEXT_SELF:
+        return vbt_comm_self.size ? &vbt_comm_self : NULL;
+    }
+    return NULL;
 }

@@ -199,6 +199,22 @@ vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
     return VBT_OK;
 }
 
+vbt_status_t vbt_pmix_barrier(void)
+{
+    pmix_proc_t wildcard;
+    pmix_status_t rc;
+
+    if (!pmix_up)
+        return VBT_OK;
+    PMIX_LOAD_PROCID(&wildcard, my_proc.nspace, PMIX_RANK_WILDCARD);
+    rc = PMIx_Fence(&wildcard, 1, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx fence failed: %s (did a peer exit early?)", PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    return VBT_OK;
+}
+
 vbt_status_t vbt_pmix_finalize(void)
 {
     pmix_proc_t wildcard;

@@ -22,6 +22,8 @@ typedef struct {
 
 /* Connect to the process manager (or become a singleton) and fill in *info_p. */
 vbt_status_t vbt_pmix_init(vbt_proc_info_t *info_p);
+/* Wait until every rank has called it (collective; no data). */
+vbt_status_t vbt_pmix_barrier(void);
 /* A fence without data, then disconnect. */
 vbt_status_t vbt_pmix_finalize(void);
 /* Ask the process manager to end the whole job with this exit code; does not return. */

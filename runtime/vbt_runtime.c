@@ -1,7 +1,10 @@
 #include "vbt_runtime.h"
 #include "vbt_comm.h"
 #include "vbt_config.h"
+#include "vbt_datatype.h"
 #include "vbt_log.h"
+#include "vbt_p2p.h"
+#include "vbt_request.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -39,9 +42,13 @@ vbt_status_t vbt_runtime_init(int required, int *provided_p)
         vbt_info("%d ranks share %d cores on %s: waiting ranks will not spin",
                  vbt_rt.proc.local_size, cpus, vbt_rt.proc.hostname);
 
+    vbt_datatype_init();
     status = vbt_comm_init_predefined(vbt_rt.proc.rank, vbt_rt.proc.size);
     if (status != VBT_OK)
         goto err_pmix;
+    status = vbt_p2p_init();
+    if (status != VBT_OK)
+        goto err_p2p;
 
     vbt_rt.thread_level = required < VBT_THREAD_LEVEL_MAX ? required : VBT_THREAD_LEVEL_MAX;
     if (vbt_rt.thread_level < MPI_THREAD_SINGLE)
@@ -51,6 +58,8 @@ vbt_status_t vbt_runtime_init(int required, int *provided_p)
     *provided_p = vbt_rt.thread_level;
     return VBT_OK;
 
+err_p2p:
+    vbt_p2p_cleanup();
 err_pmix:
     vbt_pmix_finalize();
     return status;
@@ -58,10 +67,19 @@ err_pmix:
 
 vbt_status_t vbt_runtime_finalize(void)
 {
-    vbt_status_t status;
+    vbt_status_t status, st;
 
+    /* Queued sends leave first; then nobody tears down a connection a peer still uses. */
+    status = vbt_p2p_flush();
+    st = vbt_pmix_barrier();
+    if (status == VBT_OK)
+        status = st;
+    vbt_p2p_cleanup();
+    vbt_request_cleanup();
     vbt_comm_cleanup_predefined();
-    status = vbt_pmix_finalize();
+    st = vbt_pmix_finalize();
+    if (status == VBT_OK)
+        status = st;
     free(vbt_rt.proc.local_peers);
     vbt_rt.proc.local_peers = NULL;
     vbt_rt.state = VBT_RT_FINALIZED;

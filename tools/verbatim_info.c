@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "vbt_config.h"
+#include "vbt_ib.h"
 #include "vbt_log.h"
 
 static const char *type_name(vbt_knob_type_t type)
@@ -65,5 +66,6 @@ int main(int argc, char **argv)
                type_name(knobs[i].type), knobs[i].default_value, cur ? cur : "(unset: default)",
                knobs[i].help);
     }
+    vbt_ib_describe(stdout); /* devices, ports, GIDs, the choice, RLIMIT_MEMLOCK */
     return 0;
 }

@@ -5,6 +5,15 @@
 #define likely(_x)   __builtin_expect(!!(_x), 1)
 #define unlikely(_x) __builtin_expect(!!(_x), 0)
 
+/* Tell the CPU we are spinning (saves power, frees the sibling hyper-thread). */
+#if defined(__x86_64__) || defined(__i386__)
+#define vbt_cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define vbt_cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define vbt_cpu_relax() __asm__ __volatile__("" ::: "memory")
+#endif
+
 #define VBT_STRINGIFY_(_x) #_x
 #define VBT_STRINGIFY(_x)  VBT_STRINGIFY_(_x)
 

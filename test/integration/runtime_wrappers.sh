@@ -60,6 +60,16 @@ SRC
 out=$(cd "$tmp" && timeout 60 "$bin/mpirun" -n 2 ./hellocc 2>&1)
 [ "$(printf '%s\n' "$out" | grep -c '^C++ rank [01]$')" -eq 2 ] || failed "mpicxx program" "$out"
 
+# The standard ABI's library name: a program linked with plain cc and -lmpi_abi runs on Verbatim.
+(cd "$tmp" && ${CC:-cc} -I"$abs_top_srcdir/include" hello.c -o hello_abi \
+    -L"$abs_top_builddir/.libs" -Wl,-rpath,"$abs_top_builddir/.libs" -lmpi_abi) ||
+    failed "cc -lmpi_abi" ""
+readelf -d "$tmp/hello_abi" 2>/dev/null | grep -q 'NEEDED.*libmpi_abi.so.1' ||
+    failed "hello_abi does not need libmpi_abi.so.1" "$(readelf -d "$tmp/hello_abi" 2>&1)"
+out=$(cd "$tmp" && timeout 60 "$bin/mpirun" -n 2 ./hello_abi 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c '^Hello from rank [01] of 2 on ')" -eq 2 ] ||
+    failed "mpirun -n 2 ./hello_abi" "$out"
+
 out=$("$bin/verbatim-info" 2>&1)
 case $out in *"Verbatim "*VBT_LOG*) ;; *) failed "verbatim-info" "$out" ;; esac
 

@@ -1,0 +1,71 @@
+/* The slow, readable side of the point-to-point argument checks. */
+#include "vbt_api_p2p.h"
+
+#include <stdint.h>
+
+int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
+{
+    if (vbt_dtype_get(dt) == NULL) {
+        if (dt == MPI_DATATYPE_NULL)
+            return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                                   "argument datatype is MPI_DATATYPE_NULL; pass a datatype");
+        return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                               "argument datatype (handle %#lx) is not a valid datatype (derived "
+                               "datatypes are not supported yet)",
+                               (unsigned long)(uintptr_t)dt);
+    }
+    if (count < 0)
+        return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument count is %d; it must be 0 or more",
+                               count);
+    (void)buf;
+    return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                           "argument buf is NULL with count %d; pass a buffer of at least count "
+                           "elements",
+                           count);
+}
+
+int vbt_api_bad_rank(vbt_comm_t *c, const char *call, const char *arg, int rank, int any_ok)
+{
+    return vbt_error_raise(c, call, MPI_ERR_RANK,
+                           "argument %s is %d, but %s has %d ranks: use 0..%d or MPI_PROC_NULL%s",
+                           arg, rank, c->name, c->size, c->size - 1,
+                           any_ok ? " or MPI_ANY_SOURCE" : "");
+}
+
+int vbt_api_bad_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)
+{
+    return vbt_error_raise(c, call, MPI_ERR_TAG, "argument tag is %d: use 0..%d (MPI_TAG_UB)%s",
+                           tag, VBT_TAG_UB, any_ok ? " or MPI_ANY_TAG" : "");
+}
+
+int vbt_api_failed(vbt_comm_t *c, const char *call, vbt_status_t status)
+{
+    return vbt_error_raise(c, call, vbt_status_to_errclass(status), "%s (the lines above say why)",
+                           vbt_status_string(status));
+}
+
+void vbt_api_empty_status(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    vbt_status_set_bytes(status, 0, 0);
+}
+
+int vbt_api_complete(MPI_Request *request, MPI_Status *status)
+{
+    vbt_request_t *req = vbt_request_get(*request);
+    vbt_status_t st;
+    int err;
+
+    st = vbt_p2p_wait_flag(&req->complete);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(req->comm, "MPI_Wait", st);
+    vbt_request_fill_status(req, status);
+    err = req->status_error;
+    vbt_request_release(req);
+    *request = MPI_REQUEST_NULL;
+    return err;
+}

@@ -1,0 +1,265 @@
+/* Receives, the combined send-receive calls, and probes (plain and matched). */
+#include "vbt_api_p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+VBT_PMPI_ALIAS(Recv)
+VBT_PMPI_ALIAS(Irecv)
+VBT_PMPI_ALIAS(Sendrecv)
+VBT_PMPI_ALIAS(Sendrecv_replace)
+VBT_PMPI_ALIAS(Probe)
+VBT_PMPI_ALIAS(Iprobe)
+VBT_PMPI_ALIAS(Mprobe)
+VBT_PMPI_ALIAS(Improbe)
+VBT_PMPI_ALIAS(Mrecv)
+VBT_PMPI_ALIAS(Imrecv)
+
+static inline int start_recv(const char *call, void *buf, int count, MPI_Datatype dt, int source,
+                             int tag, MPI_Comm comm, vbt_request_t **req_p)
+{
+    size_t bytes = 0;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
+    st = vbt_p2p_irecv(c, VBT_CTX_P2P, buf, bytes, source, tag, req_p);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+/* Wait for a receive and report truncation through the communicator's handler. */
+static int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
+{
+    MPI_Request handle = (MPI_Request)req;
+    vbt_comm_t *c = req->comm;
+    size_t capacity = req->bytes;
+    int rc = vbt_api_complete(&handle, status);
+
+    if (likely(rc == MPI_SUCCESS))
+        return rc;
+    if (rc == MPI_ERR_TRUNCATE)
+        return vbt_error_raise(c, call, rc,
+                               "the message is longer than the %zu-byte receive buffer; the "
+                               "buffer holds its first %zu bytes, nothing beyond was written",
+                               capacity, capacity);
+    return vbt_error_raise(c, call, rc, "receive failed");
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    vbt_request_t *req;
+    int rc = start_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &req);
+
+    if (unlikely(rc != MPI_SUCCESS))
+        return rc;
+    return finish_recv("MPI_Recv", req, status);
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    vbt_request_t *req;
+    int rc;
+
+    if (unlikely(request == NULL))
+        return vbt_error_raise(vbt_comm_get(comm), "MPI_Irecv", MPI_ERR_ARG,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    rc = start_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &req);
+    if (likely(rc == MPI_SUCCESS))
+        *request = (MPI_Request)req;
+    return rc;
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Request sreq;
+    vbt_request_t *rreq;
+    int rc, src;
+
+    /* Post the receive first so a matching send from a peer doing the same never waits. */
+    rc = start_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sreq);
+    if (rc != MPI_SUCCESS) {
+        vbt_p2p_cancel(rreq);
+        vbt_request_release(rreq);
+        return rc;
+    }
+    rc = finish_recv("MPI_Sendrecv", rreq, status);
+    src = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS ? rc : src;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *call = "MPI_Sendrecv_replace";
+    size_t bytes = 0;
+    void *tmp;
+    int rc;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, datatype, &bytes));
+    /* The outgoing data must survive until sent while the incoming lands in buf. */
+    tmp = malloc(bytes ? bytes : 1);
+    if (tmp == NULL)
+        return vbt_error_raise(c, call, MPI_ERR_NO_MEM, "no memory for a %zu-byte copy", bytes);
+    memcpy(tmp, buf, bytes);
+    rc = PMPI_Sendrecv(tmp, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+                       comm, status);
+    free(tmp);
+    return rc;
+}
+
+static void fill_probe_status(const vbt_unexp_t *u, MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = u->src;
+    status->MPI_TAG = u->tag;
+    status->MPI_ERROR = MPI_SUCCESS;
+    vbt_status_set_bytes(status, u->len, 0);
+}
+
+static void fill_proc_null_status(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    vbt_status_set_bytes(status, 0, 0);
+}
+
+/* The common part of the four probes: check, then look once or until found. */
+static int probe(const char *call, int source, int tag, MPI_Comm comm, int blocking, int take,
+                 int *flag, MPI_Message *message, MPI_Status *status)
+{
+    vbt_unexp_t *u;
+    vbt_status_t st;
+    vbt_backoff_t backoff;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
+    if (!blocking)
+        VBT_API_PTR(c, call, flag, "flag");
+    if (take)
+        VBT_API_PTR(c, call, message, "message");
+    if (source == MPI_PROC_NULL) {
+        fill_proc_null_status(status);
+        if (flag)
+            *flag = 1;
+        if (take)
+            *message = MPI_MESSAGE_NO_PROC;
+        return MPI_SUCCESS;
+    }
+    vbt_backoff_init(&backoff);
+    for (;;) {
+        st = vbt_p2p_iprobe(c, VBT_CTX_P2P, source, tag, take, &u);
+        if (st != VBT_OK)
+            return vbt_api_failed(c, call, st);
+        if (u != NULL || !blocking)
+            break;
+        vbt_p2p_idle(&backoff);
+    }
+    if (flag)
+        *flag = u != NULL;
+    if (u == NULL) {
+        if (take)
+            *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    fill_probe_status(u, status);
+    if (take) {
+        u->magic = VBT_MESSAGE_MAGIC;
+        u->comm = c;
+        *message = (MPI_Message)u;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe("MPI_Probe", source, tag, comm, 1, 0, NULL, NULL, status);
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, 0, 0, flag, NULL, status);
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return probe("MPI_Mprobe", source, tag, comm, 1, 1, NULL, message, status);
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return probe("MPI_Improbe", source, tag, comm, 0, 1, flag, message, status);
+}
+
+static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
+                       MPI_Message *message, vbt_request_t **req_p)
+{
+    vbt_unexp_t *u;
+    size_t bytes = 0;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_PTR(NULL, call, message, "message");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        st = vbt_p2p_irecv(&vbt_comm_self, VBT_CTX_P2P, buf, 0, MPI_PROC_NULL, 0, req_p);
+        *message = MPI_MESSAGE_NULL;
+        return st == VBT_OK ? MPI_SUCCESS : vbt_api_failed(NULL, call, st);
+    }
+    u = (vbt_unexp_t *)*message;
+    if ((uintptr_t)*message <= 4095 || u->magic != VBT_MESSAGE_MAGIC)
+        return vbt_error_raise(NULL, call, MPI_ERR_REQUEST,
+                               "argument message is not a message returned by MPI_Mprobe or "
+                               "MPI_Improbe (each can be received once)");
+    VBT_API_CHECK(vbt_api_check_buffer(u->comm, call, buf, count, dt, &bytes));
+    u->magic = 0;
+    *message = MPI_MESSAGE_NULL;
+    st = vbt_p2p_imrecv(u->comm, u, buf, bytes, req_p);
+    if (st != VBT_OK)
+        return vbt_api_failed(NULL, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    vbt_request_t *req;
+    int rc = start_mrecv("MPI_Mrecv", buf, count, datatype, message, &req);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return finish_recv("MPI_Mrecv", req, status);
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    vbt_request_t *req;
+    int rc;
+
+    if (request == NULL)
+        return vbt_error_raise(NULL, "MPI_Imrecv", MPI_ERR_ARG, "argument request is NULL");
+    rc = start_mrecv("MPI_Imrecv", buf, count, datatype, message, &req);
+    if (rc == MPI_SUCCESS)
+        *request = (MPI_Request)req;
+    return rc;
+}

@@ -1,0 +1,213 @@
+/* Sends in every mode: standard, synchronous, ready, buffered; blocking and not. */
+#include "vbt_api_p2p.h"
+#include "vbt_bsend.h"
+
+#include <string.h>
+
+VBT_PMPI_ALIAS(Send)
+VBT_PMPI_ALIAS(Ssend)
+VBT_PMPI_ALIAS(Rsend)
+VBT_PMPI_ALIAS(Bsend)
+VBT_PMPI_ALIAS(Isend)
+VBT_PMPI_ALIAS(Issend)
+VBT_PMPI_ALIAS(Irsend)
+VBT_PMPI_ALIAS(Ibsend)
+VBT_PMPI_ALIAS(Buffer_attach)
+VBT_PMPI_ALIAS(Buffer_detach)
+
+/* Check the arguments and start the send; blocking callers then wait on *req_p. */
+static inline int start_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+                             int dest, int tag, MPI_Comm comm, unsigned flags,
+                             vbt_request_t **req_p)
+{
+    size_t bytes = 0;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
+    st = vbt_p2p_isend(c, VBT_CTX_P2P, buf, bytes, dest, tag, flags, req_p);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+static inline int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+                                int dest, int tag, MPI_Comm comm, unsigned flags)
+{
+    vbt_request_t *req;
+    MPI_Request handle;
+    int rc = start_send(call, buf, count, dt, dest, tag, comm, flags, &req);
+
+    if (unlikely(rc != MPI_SUCCESS))
+        return rc;
+    if (likely(req->complete)) { /* eager: already with the transport */
+        rc = req->status_error;
+        vbt_request_release(req);
+        return likely(rc == MPI_SUCCESS)
+                   ? rc
+                   : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
+    }
+    handle = (MPI_Request)req;
+    rc = vbt_api_complete(&handle, MPI_STATUS_IGNORE);
+    return likely(rc == MPI_SUCCESS) ? rc
+                                     : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
+}
+
+static inline int nonblocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+                                   int dest, int tag, MPI_Comm comm, unsigned flags,
+                                   MPI_Request *request)
+{
+    vbt_request_t *req;
+    int rc;
+
+    if (unlikely(request == NULL))
+        return vbt_error_raise(vbt_comm_get(comm), call, MPI_ERR_ARG,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    rc = start_send(call, buf, count, dt, dest, tag, comm, flags, &req);
+    if (likely(rc == MPI_SUCCESS))
+        *request = (MPI_Request)req;
+    return rc;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC);
+}
+
+/* A ready send may assume the receive is posted; sending it as a standard send is correct. */
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return nonblocking_send("MPI_Issend", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC,
+                            request);
+}
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+/* Buffered: copy into the attached buffer and send from there; the caller's request completes
+ * at once, the internal one frees its block when the data has left. */
+static int buffered_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_request_t *req, *done;
+    size_t bytes = 0, largest = 0;
+    void *block;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
+    if (dest == MPI_PROC_NULL) {
+        block = NULL;
+    } else {
+        block = vbt_bsend_alloc(bytes, &largest);
+        if (block == NULL) {
+            if (!vbt_bsend_attached())
+                return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                                       "no buffer is attached: call MPI_Buffer_attach with room "
+                                       "for %zu bytes plus MPI_BSEND_OVERHEAD per message",
+                                       bytes);
+            return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                                   "the attached buffer has no room for %zu bytes (largest free "
+                                   "block %zu): attach a larger buffer, or wait for earlier "
+                                   "buffered sends",
+                                   bytes, largest);
+        }
+        memcpy(block, buf, bytes);
+    }
+    st = vbt_p2p_isend(c, VBT_CTX_P2P, block, bytes, dest, tag, 0, &req);
+    if (unlikely(st != VBT_OK)) {
+        if (block != NULL)
+            vbt_bsend_release(block);
+        return vbt_api_failed(c, call, st);
+    }
+    if (req->complete) {
+        if (block != NULL)
+            vbt_bsend_release(block);
+        vbt_request_release(req);
+    } else {
+        req->bsend_block = block;
+        req->flags |= VBT_REQF_BSEND | VBT_REQF_FREED;
+    }
+    if (request != NULL) {
+        /* The caller's request is complete already: the data is in our buffer. */
+        done = vbt_request_alloc(VBT_REQ_SEND);
+        if (done == NULL)
+            return vbt_api_failed(c, call, VBT_ERR_NO_MEMORY);
+        done->comm = c;
+        done->complete = 1;
+        *request = (MPI_Request)done;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return buffered_send("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
+}
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    if (request == NULL)
+        return vbt_error_raise(vbt_comm_get(comm), "MPI_Ibsend", MPI_ERR_ARG,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    return buffered_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    VBT_API_ENTER("MPI_Buffer_attach");
+    if (size < 0 || (buffer == NULL && size > 0))
+        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_ARG,
+                               "arguments buffer %p and size %d do not describe a buffer", buffer,
+                               size);
+    if (vbt_bsend_attach(buffer, (size_t)size) != VBT_OK)
+        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER,
+                               "a buffer is already attached: call MPI_Buffer_detach first");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    void *buf;
+    size_t sz;
+    vbt_status_t st;
+
+    VBT_API_ENTER("MPI_Buffer_detach");
+    VBT_API_PTR(NULL, "MPI_Buffer_detach", buffer_addr, "buffer_addr");
+    VBT_API_PTR(NULL, "MPI_Buffer_detach", size, "size");
+    if (!vbt_bsend_attached())
+        return vbt_error_raise(NULL, "MPI_Buffer_detach", MPI_ERR_BUFFER, "no buffer is attached");
+    st = vbt_bsend_detach(&buf, &sz);
+    if (st != VBT_OK)
+        return vbt_api_failed(NULL, "MPI_Buffer_detach", st);
+    *(void **)buffer_addr = buf;
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,70 @@
+/* Argument checks shared by the point-to-point entry points. Each returns MPI_SUCCESS or the
+ * error class raised (through the communicator's handler) with a message naming the argument. */
+#ifndef VBT_API_P2P_H
+#define VBT_API_P2P_H
+
+#include "vbt_api.h"
+#include "vbt_datatype.h"
+#include "vbt_p2p.h"
+#include "vbt_progress.h"
+
+/* Largest tag; MPI requires at least 32767. */
+#define VBT_TAG_UB 0x3fffffff
+
+int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
+    __attribute__((noinline, cold));
+int vbt_api_bad_rank(vbt_comm_t *c, const char *call, const char *arg, int rank, int any_ok)
+    __attribute__((noinline, cold));
+int vbt_api_bad_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)
+    __attribute__((noinline, cold));
+/* Raise a failure of the implementation (a vbt_status_t) from call. */
+int vbt_api_failed(vbt_comm_t *c, const char *call, vbt_status_t status)
+    __attribute__((noinline, cold));
+
+/* buf/count/datatype: on success *bytes_p is the buffer's length. */
+static inline int vbt_api_check_buffer(vbt_comm_t *c, const char *call, const void *buf, int count,
+                                       MPI_Datatype dt, size_t *bytes_p)
+{
+    const vbt_dtype_info_t *info = vbt_dtype_get(dt);
+    if (unlikely(info == NULL || count < 0 || (buf == NULL && count > 0)))
+        return vbt_api_bad_buffer(c, call, buf, count, dt);
+    *bytes_p = (size_t)count * info->extent;
+    return MPI_SUCCESS;
+}
+
+static inline int vbt_api_check_rank(vbt_comm_t *c, const char *call, const char *arg, int rank,
+                                     int any_ok)
+{
+    if (likely((rank >= 0 && rank < c->size) || rank == MPI_PROC_NULL ||
+               (any_ok && rank == MPI_ANY_SOURCE)))
+        return MPI_SUCCESS;
+    return vbt_api_bad_rank(c, call, arg, rank, any_ok);
+}
+
+static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)
+{
+    if (likely((tag >= 0 && tag <= VBT_TAG_UB) || (any_ok && tag == MPI_ANY_TAG)))
+        return MPI_SUCCESS;
+    return vbt_api_bad_tag(c, call, tag, any_ok);
+}
+
+#define VBT_API_CHECK(_expr)                                                                       \
+    do {                                                                                           \
+        int _rc = (_expr);                                                                         \
+        if (unlikely(_rc != MPI_SUCCESS))                                                          \
+            return _rc;                                                                            \
+    } while (0)
+
+#define VBT_API_PTR(_c, _call, _ptr, _name)                                                        \
+    do {                                                                                           \
+        if (unlikely((_ptr) == NULL))                                                              \
+            return vbt_error_raise((_c), (_call), MPI_ERR_ARG,                                     \
+                                   "argument " _name " is NULL; pass a valid address");            \
+    } while (0)
+
+/* Wait for one request, fill status, free it and null the handle; returns its error class. */
+int vbt_api_complete(MPI_Request *request, MPI_Status *status);
+/* The status of a null or inactive request. */
+void vbt_api_empty_status(MPI_Status *status);
+
+#endif

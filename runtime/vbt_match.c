@@ -1,0 +1,80 @@
+#include "vbt_match.h"
+
+vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag)
+{
+    vbt_request_t *prev = NULL;
+
+    for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
+        if (!vbt_match_accepts(r->peer, r->tag, src, tag))
+            continue;
+        if (prev == NULL)
+            q->posted_head = r->next;
+        else
+            prev->next = r->next;
+        if (q->posted_tail == r)
+            q->posted_tail = prev;
+        r->next = NULL;
+        return r;
+    }
+    return NULL;
+}
+
+vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, int take)
+{
+    vbt_unexp_t *prev = NULL;
+
+    for (vbt_unexp_t *u = q->unexp_head; u != NULL; prev = u, u = u->next) {
+        if (!vbt_match_accepts(src, tag, u->src, u->tag))
+            continue;
+        if (take) {
+            if (prev == NULL)
+                q->unexp_head = u->next;
+            else
+                prev->next = u->next;
+            if (q->unexp_tail == u)
+                q->unexp_tail = prev;
+            u->next = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}
+
+void vbt_match_append_posted(vbt_match_queue_t *q, vbt_request_t *req)
+{
+    req->next = NULL;
+    if (q->posted_tail != NULL)
+        q->posted_tail->next = req;
+    else
+        q->posted_head = req;
+    q->posted_tail = req;
+}
+
+void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u)
+{
+    u->next = NULL;
+    if (q->unexp_tail != NULL)
+        q->unexp_tail->next = u;
+    else
+        q->unexp_head = u;
+    q->unexp_tail = u;
+}
+
+int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req)
+{
+    vbt_request_t *prev = NULL;
+
+    for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
+        if (r != req)
+            continue;
+        if (prev == NULL)
+            q->posted_head = r->next;
+        else
+            prev->next = r->next;
+        if (q->posted_tail == r)
+            q->posted_tail = prev;
+        r->next = NULL;
+        return 1;
+    }
+    return 0;
+}

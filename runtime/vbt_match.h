@@ -1,0 +1,53 @@
+/* The matching engine: per communicator context, a queue of posted receives and a queue of
+ * unexpected messages, both in arrival order, which is what gives MPI its non-overtaking rule
+ * per (source, tag, communicator). Pure logic: no transport, no allocation. */
+#ifndef VBT_MATCH_H
+#define VBT_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vbt_request.h"
+
+/* A message that arrived before its receive was posted (or was taken by MPI_Mprobe). */
+#define VBT_MESSAGE_MAGIC 0x5642534du /* "VBSM": a message handed out by MPI_Mprobe */
+
+typedef struct vbt_unexp {
+    struct vbt_unexp *next;
+    uint32_t magic;        /* VBT_MESSAGE_MAGIC while the application holds it as MPI_Message */
+    struct vbt_comm *comm; /* set by MPI_Mprobe: MPI_Mrecv takes no communicator */
+    int src;               /* comm rank of the sender */
+    int tag;
+    int src_world;   /* world rank, to send a synchronous-send ack to */
+    uint64_t ack_id; /* non-zero: the sender waits for an ack once this is matched */
+    size_t len;      /* whole message */
+    size_t received; /* bytes arrived so far (large messages come in fragments) */
+    void *data;
+    int pooled; /* data came from the unexpected-buffer pool, not malloc */
+} vbt_unexp_t;
+
+typedef struct {
+    vbt_request_t *posted_head;
+    vbt_request_t *posted_tail;
+    vbt_unexp_t *unexp_head;
+    vbt_unexp_t *unexp_tail;
+} vbt_match_queue_t;
+
+/* Does a receive for (want_src, want_tag) accept a message from src with tag? */
+static inline int vbt_match_accepts(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == -1 /* MPI_ANY_SOURCE */) &&
+           (want_tag == tag || (want_tag == -2 /* MPI_ANY_TAG */ && tag >= 0));
+}
+
+/* An arriving message: remove and return the oldest posted receive that accepts it. */
+vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag);
+/* A new receive: the oldest unexpected message it accepts; removed when take is set. */
+vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, int take);
+
+void vbt_match_append_posted(vbt_match_queue_t *q, vbt_request_t *req);
+void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u);
+/* Remove a posted receive (MPI_Cancel); returns 1 when it was still there. */
+int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req);
+
+#endif

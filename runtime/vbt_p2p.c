@@ -1,0 +1,649 @@
+#include "vbt_p2p.h"
+#include "vbt_bsend.h"
+#include "vbt_compiler.h"
+#include "vbt_error.h"
+#include "vbt_ib.h"
+#include "vbt_log.h"
+#include "vbt_progress.h"
+#include "vbt_runtime.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Unexpected messages up to this size are kept in pooled buffers; larger ones are malloc'ed
+ * (they arrive in fragments and are not the steady state). */
+#define VBT_UNEXP_POOL_BLOCK 16384
+
+/* Where the following fragments of a large message from one sender go: a matched receive or an
+ * unexpected message still being assembled. RC delivers each sender's messages in order and a
+ * sender hands one message's pieces to the transport back to back, so one slot per sender is
+ * enough. */
+typedef struct {
+    vbt_request_t *req;
+    vbt_unexp_t *unexp;
+    size_t total;
+    size_t received;
+} vbt_frag_state_t;
+
+/* Sends that found no credit wait here, per destination, in order. */
+typedef struct {
+    vbt_request_t *head;
+    vbt_request_t *tail;
+} vbt_sendq_t;
+
+static struct {
+    int ib_up;
+    int my_world;
+    int world_size;
+    size_t max_payload; /* payload bytes one transport send carries after our header */
+    vbt_frag_state_t *frag;
+    vbt_sendq_t *sendq;
+    unsigned npending;
+    vbt_status_t failed; /* a fatal transport error: every wait returns it */
+    void *unexp_pool;    /* free list of VBT_UNEXP_POOL_BLOCK buffers */
+    vbt_unexp_t *unexp_free;
+} p2p;
+
+static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len);
+
+/* ---- buffers for unexpected messages ------------------------------------------------------- */
+
+static vbt_unexp_t *unexp_alloc(size_t len)
+{
+    vbt_unexp_t *u = p2p.unexp_free;
+
+    if (u != NULL)
+        p2p.unexp_free = u->next;
+    else if ((u = malloc(sizeof(*u))) == NULL)
+        return NULL;
+    memset(u, 0, sizeof(*u));
+    if (len <= VBT_UNEXP_POOL_BLOCK && p2p.unexp_pool != NULL) {
+        u->data = p2p.unexp_pool;
+        p2p.unexp_pool = *(void **)u->data;
+        u->pooled = 1;
+    } else {
+        u->data = malloc(len <= VBT_UNEXP_POOL_BLOCK ? VBT_UNEXP_POOL_BLOCK : len);
+        u->pooled = len <= VBT_UNEXP_POOL_BLOCK;
+        if (u->data == NULL) {
+            u->next = p2p.unexp_free;
+            p2p.unexp_free = u;
+            return NULL;
+        }
+    }
+    u->len = len;
+    return u;
+}
+
+static void unexp_release(vbt_unexp_t *u)
+{
+    if (u->pooled) {
+        *(void **)u->data = p2p.unexp_pool;
+        p2p.unexp_pool = u->data;
+    } else {
+        free(u->data);
+    }
+    u->next = p2p.unexp_free;
+    p2p.unexp_free = u;
+}
+
+/* ---- completion ---------------------------------------------------------------------------- */
+
+void vbt_p2p_request_done(vbt_request_t *req)
+{
+    req->complete = 1;
+    if (req->flags & VBT_REQF_BSEND)
+        vbt_bsend_release(req->bsend_block);
+    if (req->flags & VBT_REQF_FREED)
+        vbt_request_release(req);
+}
+
+static void send_maybe_done(vbt_request_t *req)
+{
+    if ((req->flags & VBT_REQF_HANDED) &&
+        (!(req->flags & VBT_REQF_SYNC) || (req->flags & VBT_REQF_ACKED)))
+        vbt_p2p_request_done(req);
+}
+
+/* ---- sending --------------------------------------------------------------------------------- */
+
+static void sendq_append(vbt_request_t *req)
+{
+    vbt_sendq_t *q = &p2p.sendq[req->peer_world];
+    req->next = NULL;
+    if (q->tail != NULL)
+        q->tail->next = req;
+    else
+        q->head = req;
+    q->tail = req;
+    p2p.npending++;
+}
+
+static void fail_send(vbt_request_t *req, vbt_status_t status)
+{
+    req->status_error = vbt_status_to_errclass(status);
+    req->flags |= VBT_REQF_HANDED | VBT_REQF_ACKED;
+    if (req->kind == VBT_REQ_CTRL)
+        vbt_request_release(req);
+    else
+        vbt_p2p_request_done(req);
+}
+
+/* Hand as much of req to the transport as it takes now. VBT_OK when all of it went,
+ * VBT_ERR_NO_RESOURCE when the rest must wait for credits, another error when the peer is gone. */
+static vbt_status_t push(vbt_request_t *req)
+{
+    vbt_p2p_hdr_t hdr;
+    vbt_status_t status;
+
+    hdr.version = VBT_P2P_WIRE_VERSION;
+    hdr.reserved = 0;
+    if (req->kind == VBT_REQ_CTRL) {
+        memset(&hdr, 0, sizeof(hdr));
+        hdr.version = VBT_P2P_WIRE_VERSION;
+        hdr.type = VBT_P2P_ACK;
+        hdr.ack_id = req->ack_id;
+        status = vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), NULL, 0);
+        if (status == VBT_OK)
+            vbt_request_release(req);
+        return status;
+    }
+    hdr.context_id = req->context_id;
+    hdr.src = req->comm->rank;
+    hdr.tag = req->tag;
+    hdr.len = req->bytes;
+    hdr.ack_id = (req->flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0;
+    do {
+        size_t chunk = req->bytes - req->offset;
+        if (chunk > p2p.max_payload)
+            chunk = p2p.max_payload;
+        if (req->offset == 0)
+            hdr.type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
+        else
+            hdr.type = VBT_P2P_FRAG;
+        status =
+            vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
+        if (status != VBT_OK)
+            return status;
+        req->offset += chunk;
+    } while (req->offset < req->bytes);
+    req->flags |= VBT_REQF_HANDED;
+    send_maybe_done(req);
+    return VBT_OK;
+}
+
+/* Send now if nothing to this peer is queued before it, else queue it behind the others. */
+static vbt_status_t send_or_queue(vbt_request_t *req)
+{
+    vbt_status_t status;
+
+    if (unlikely(!p2p.ib_up)) {
+        vbt_error("no transport reaches rank %d: this node has no usable RDMA device (details "
+                  "with VBT_LOG=info; a shared-memory transport for on-node peers is not there "
+                  "yet)",
+                  req->peer_world);
+        return VBT_ERR_UNREACHABLE;
+    }
+    if (likely(p2p.sendq[req->peer_world].head == NULL)) {
+        status = push(req);
+        if (likely(status == VBT_OK))
+            return VBT_OK;
+        if (status != VBT_ERR_NO_RESOURCE)
+            return status;
+    }
+    sendq_append(req);
+    return VBT_OK;
+}
+
+static void drain_sendqs(void)
+{
+    for (int peer = 0; peer < p2p.world_size && p2p.npending > 0; peer++) {
+        vbt_sendq_t *q = &p2p.sendq[peer];
+        while (q->head != NULL) {
+            vbt_request_t *req = q->head;
+            vbt_request_t *next = req->next;
+            vbt_status_t status = push(req);
+            if (status == VBT_ERR_NO_RESOURCE)
+                break;
+            q->head = next;
+            if (q->head == NULL)
+                q->tail = NULL;
+            p2p.npending--;
+            if (status != VBT_OK)
+                fail_send(req, status);
+        }
+    }
+}
+
+static void send_ack(int dest_world, uint64_t ack_id)
+{
+    vbt_request_t *ctrl;
+    vbt_status_t status;
+
+    if (dest_world == p2p.my_world) {
+        vbt_p2p_hdr_t hdr = {
+            .version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .ack_id = ack_id};
+        deliver(dest_world, &hdr, NULL, 0);
+        return;
+    }
+    ctrl = vbt_request_alloc(VBT_REQ_CTRL);
+    if (ctrl == NULL) {
+        p2p.failed = VBT_ERR_NO_MEMORY;
+        return;
+    }
+    ctrl->peer_world = dest_world;
+    ctrl->ack_id = ack_id;
+    status = send_or_queue(ctrl);
+    if (status != VBT_OK) {
+        vbt_request_release(ctrl);
+        p2p.failed = status;
+    }
+}
+
+vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes, int dest,
+                           int tag, unsigned flags, vbt_request_t **req_p)
+{
+    vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
+    vbt_status_t status;
+
+    if (unlikely(req == NULL))
+        return VBT_ERR_NO_MEMORY;
+    req->comm = comm;
+    req->context_id = comm->context_id + (uint32_t)ctx_index;
+    req->peer = dest;
+    req->tag = tag;
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    req->flags = (uint16_t)flags;
+    *req_p = req;
+
+    if (unlikely(dest == MPI_PROC_NULL)) {
+        req->status_source = MPI_PROC_NULL;
+        req->status_tag = MPI_ANY_TAG;
+        req->flags |= VBT_REQF_HANDED | VBT_REQF_ACKED;
+        send_maybe_done(req);
+        return VBT_OK;
+    }
+    req->peer_world = vbt_comm_world_rank(comm, dest);
+    if (req->peer_world == p2p.my_world) {
+        /* To ourselves: straight into the matching engine, no NIC. */
+        vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION,
+                             .type = VBT_P2P_EAGER,
+                             .context_id = req->context_id,
+                             .src = comm->rank,
+                             .tag = tag,
+                             .len = bytes,
+                             .ack_id = (flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0};
+        deliver(p2p.my_world, &hdr, buf, bytes);
+        if (unlikely(p2p.failed != VBT_OK))
+            return p2p.failed;
+        /* Only now: a synchronous self-send whose ack came back inside deliver() must complete
+         * exactly once, here. */
+        req->flags |= VBT_REQF_HANDED;
+        send_maybe_done(req);
+        return VBT_OK;
+    }
+    status = send_or_queue(req);
+    if (unlikely(status != VBT_OK)) {
+        vbt_request_release(req);
+        *req_p = NULL;
+    }
+    return status;
+}
+
+/* ---- receiving ------------------------------------------------------------------------------- */
+
+/* Copy what fits into the receive, note truncation, and fill in the status. */
+static void recv_fill(vbt_request_t *req, int src, int tag, size_t total)
+{
+    req->status_source = src;
+    req->status_tag = tag;
+    req->status_bytes = total <= req->bytes ? total : req->bytes;
+    req->status_error = total <= req->bytes ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    if (total > req->bytes)
+        vbt_debug("message of %zu bytes from rank %d tag %d truncated to the %zu-byte buffer",
+                  total, src, tag, req->bytes);
+}
+
+static void copy_clipped(vbt_request_t *req, size_t offset, const void *data, size_t len)
+{
+    if (offset >= req->bytes)
+        return;
+    if (len > req->bytes - offset)
+        len = req->bytes - offset;
+    memcpy((char *)req->buf + offset, data, len);
+}
+
+static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+{
+    vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
+    vbt_match_queue_t *q;
+    vbt_request_t *req;
+    vbt_unexp_t *u;
+
+    if (unlikely(comm == NULL || len > hdr->len ||
+                 (hdr->type == VBT_P2P_EAGER && len != hdr->len))) {
+        vbt_error("dropped a malformed message from rank %d (context %u, %zu of %llu bytes)",
+                  src_world, (unsigned)hdr->context_id, len, (unsigned long long)hdr->len);
+        return;
+    }
+    q = &comm->match[hdr->context_id & 1];
+    req = vbt_match_take_posted(q, hdr->src, hdr->tag);
+    if (req != NULL) {
+        recv_fill(req, hdr->src, hdr->tag, hdr->len);
+        copy_clipped(req, 0, payload, len);
+        if (hdr->ack_id != 0)
+            send_ack(src_world, hdr->ack_id);
+        if (hdr->type == VBT_P2P_FRAG_FIRST)
+            p2p.frag[src_world] =
+                (vbt_frag_state_t){.req = req, .total = hdr->len, .received = len};
+        else
+            vbt_p2p_request_done(req);
+        return;
+    }
+    u = unexp_alloc(hdr->len);
+    if (unlikely(u == NULL)) {
+        vbt_error("out of memory for an unexpected message of %llu bytes from rank %d",
+                  (unsigned long long)hdr->len, src_world);
+        p2p.failed = VBT_ERR_NO_MEMORY;
+        return;
+    }
+    u->src = hdr->src;
+    u->tag = hdr->tag;
+    u->src_world = src_world;
+    u->ack_id = hdr->ack_id;
+    if (len > 0)
+        memcpy(u->data, payload, len);
+    u->received = len;
+    vbt_match_append_unexpected(q, u);
+    if (hdr->type == VBT_P2P_FRAG_FIRST)
+        p2p.frag[src_world] = (vbt_frag_state_t){.unexp = u, .total = hdr->len, .received = len};
+}
+
+static void deliver_frag(int src_world, const void *payload, size_t len)
+{
+    vbt_frag_state_t *f = &p2p.frag[src_world];
+
+    if (unlikely((f->req == NULL && f->unexp == NULL) || len > f->total - f->received)) {
+        vbt_error("dropped an unexpected fragment of %zu bytes from rank %d", len, src_world);
+        return;
+    }
+    if (f->req != NULL)
+        copy_clipped(f->req, f->received, payload, len);
+    else
+        memcpy((char *)f->unexp->data + f->received, payload, len);
+    f->received += len;
+    if (f->unexp != NULL)
+        f->unexp->received = f->received;
+    if (f->received == f->total) {
+        if (f->req != NULL)
+            vbt_p2p_request_done(f->req);
+        memset(f, 0, sizeof(*f));
+    }
+}
+
+static void deliver_ack(uint64_t ack_id)
+{
+    vbt_request_t *req = (vbt_request_t *)(uintptr_t)ack_id;
+
+    /* The id is our own pointer, echoed back: check it before trusting it. */
+    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
+                 !(req->flags & VBT_REQF_SYNC))) {
+        vbt_error("dropped an acknowledgement for an unknown synchronous send");
+        return;
+    }
+    req->flags |= VBT_REQF_ACKED;
+    send_maybe_done(req);
+}
+
+static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+{
+    if (unlikely(hdr->version != VBT_P2P_WIRE_VERSION)) {
+        vbt_error("dropped a message from rank %d with wire version %u (this library speaks "
+                  "%u): are all ranks running the same Verbatim?",
+                  src_world, hdr->version, VBT_P2P_WIRE_VERSION);
+        return;
+    }
+    switch (hdr->type) {
+    case VBT_P2P_EAGER:
+    case VBT_P2P_FRAG_FIRST:
+        deliver_first(src_world, hdr, payload, len);
+        break;
+    case VBT_P2P_FRAG:
+        deliver_frag(src_world, payload, len);
+        break;
+    case VBT_P2P_ACK:
+        deliver_ack(hdr->ack_id);
+        break;
+    default:
+        vbt_error("dropped a message of unknown type %u from rank %d", hdr->type, src_world);
+    }
+}
+
+/* The transport's upcall for every arrived message. */
+static void recv_cb(int src_world, const void *data, size_t len)
+{
+    vbt_p2p_hdr_t hdr;
+
+    if (unlikely(len < sizeof(hdr) || src_world < 0 || src_world >= p2p.world_size)) {
+        vbt_error("dropped a runt message of %zu bytes from rank %d", len, src_world);
+        return;
+    }
+    memcpy(&hdr, data, sizeof(hdr)); /* the payload is not aligned for the header's fields */
+    deliver(src_world, &hdr, (const char *)data + sizeof(hdr), len - sizeof(hdr));
+}
+
+/* Take an unexpected message into a receive: copy what has arrived, and if more fragments are
+ * on their way, point them at the receive from now on. */
+static void recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
+{
+    recv_fill(req, u->src, u->tag, u->len);
+    copy_clipped(req, 0, u->data, u->received);
+    if (u->ack_id != 0)
+        send_ack(u->src_world, u->ack_id);
+    if (u->received < u->len) {
+        vbt_frag_state_t *f = &p2p.frag[u->src_world];
+        f->req = req;
+        f->unexp = NULL;
+        unexp_release(u);
+        return;
+    }
+    unexp_release(u);
+    vbt_p2p_request_done(req);
+}
+
+vbt_status_t vbt_p2p_irecv(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity, int src,
+                           int tag, vbt_request_t **req_p)
+{
+    vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
+    vbt_match_queue_t *q = &comm->match[ctx_index];
+    vbt_unexp_t *u;
+
+    if (unlikely(req == NULL))
+        return VBT_ERR_NO_MEMORY;
+    req->comm = comm;
+    req->context_id = comm->context_id + (uint32_t)ctx_index;
+    req->peer = src;
+    req->tag = tag;
+    req->buf = buf;
+    req->bytes = capacity;
+    *req_p = req;
+
+    if (unlikely(src == MPI_PROC_NULL)) {
+        req->status_source = MPI_PROC_NULL;
+        req->status_tag = MPI_ANY_TAG;
+        vbt_p2p_request_done(req);
+        return VBT_OK;
+    }
+    u = vbt_match_find_unexpected(q, src, tag, 1);
+    if (u != NULL)
+        recv_from_unexp(req, u);
+    else
+        vbt_match_append_posted(q, req);
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
+                            vbt_request_t **req_p)
+{
+    vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
+
+    if (unlikely(req == NULL))
+        return VBT_ERR_NO_MEMORY;
+    req->comm = comm;
+    req->context_id = comm->context_id;
+    req->peer = msg->src;
+    req->tag = msg->tag;
+    req->buf = buf;
+    req->bytes = capacity;
+    *req_p = req;
+    recv_from_unexp(req, msg);
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,
+                            vbt_unexp_t **msg_p)
+{
+    int rc = vbt_p2p_progress();
+
+    if (rc < 0)
+        return (vbt_status_t)rc;
+    *msg_p = src == MPI_PROC_NULL
+                 ? NULL
+                 : vbt_match_find_unexpected(&comm->match[ctx_index], src, tag, take);
+    /* A matched probe owns the message now: later fragments must land in it still. */
+    return VBT_OK;
+}
+
+void vbt_p2p_cancel(vbt_request_t *req)
+{
+    vbt_comm_t *comm = req->comm;
+
+    if (req->kind != VBT_REQ_RECV || req->complete)
+        return;
+    if (vbt_match_remove_posted(&comm->match[req->context_id & 1], req)) {
+        req->flags |= VBT_REQF_CANCELLED;
+        req->status_source = MPI_ANY_SOURCE;
+        req->status_tag = MPI_ANY_TAG;
+        req->status_bytes = 0;
+        vbt_p2p_request_done(req);
+    }
+}
+
+/* ---- progress -------------------------------------------------------------------------------- */
+
+int vbt_p2p_progress(void)
+{
+    int n = 0;
+
+    if (likely(p2p.ib_up)) {
+        n = vbt_ib_progress();
+        if (unlikely(n < 0)) {
+            p2p.failed = (vbt_status_t)n;
+            return n;
+        }
+    }
+    if (unlikely(p2p.npending > 0))
+        drain_sendqs();
+    if (unlikely(p2p.failed != VBT_OK))
+        return p2p.failed;
+    return n;
+}
+
+void vbt_p2p_idle(vbt_backoff_t *backoff)
+{
+    vbt_backoff_idle(backoff, p2p.ib_up && p2p.npending == 0);
+}
+
+vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
+{
+    vbt_backoff_t backoff;
+
+    vbt_backoff_init(&backoff);
+    while (!*flag) {
+        int n = vbt_p2p_progress();
+        if (unlikely(n < 0))
+            return (vbt_status_t)n;
+        if (*flag)
+            break;
+        if (n == 0)
+            vbt_p2p_idle(&backoff);
+        else
+            vbt_backoff_init(&backoff);
+    }
+    return VBT_OK;
+}
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+vbt_status_t vbt_p2p_init(void)
+{
+    vbt_status_t status;
+
+    memset(&p2p, 0, sizeof(p2p));
+    p2p.my_world = vbt_rt.proc.rank;
+    p2p.world_size = vbt_rt.proc.size;
+    p2p.frag = calloc((size_t)p2p.world_size, sizeof(*p2p.frag));
+    p2p.sendq = calloc((size_t)p2p.world_size, sizeof(*p2p.sendq));
+    if (p2p.frag == NULL || p2p.sendq == NULL)
+        return VBT_ERR_NO_MEMORY;
+
+    /* A pool of buffers for early arrivals, so floods of small messages allocate nothing. */
+    for (int i = 0; i < 64; i++) {
+        void *b = malloc(VBT_UNEXP_POOL_BLOCK);
+        if (b == NULL)
+            break;
+        *(void **)b = p2p.unexp_pool;
+        p2p.unexp_pool = b;
+    }
+
+    if (p2p.world_size == 1)
+        return VBT_OK;
+    status = vbt_ib_init(&vbt_rt.proc, recv_cb);
+    if (status == VBT_ERR_NO_DEVICE) {
+        /* Fine until a message must cross to another rank: that send says why it cannot. */
+        vbt_info("no usable RDMA device: messages to other ranks will fail");
+        return vbt_modex_fence();
+    }
+    if (status != VBT_OK)
+        return status;
+    status = vbt_modex_fence();
+    if (status != VBT_OK)
+        return status;
+    status = vbt_ib_wireup();
+    if (status != VBT_OK)
+        return status;
+    p2p.ib_up = 1;
+    p2p.max_payload = vbt_ib_max_send() - sizeof(vbt_p2p_hdr_t);
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_flush(void)
+{
+    while (p2p.npending > 0) {
+        int n = vbt_p2p_progress();
+        if (n < 0)
+            return (vbt_status_t)n;
+    }
+    return VBT_OK;
+}
+
+void vbt_p2p_cleanup(void)
+{
+    if (p2p.ib_up)
+        vbt_ib_finalize();
+    p2p.ib_up = 0;
+    free(p2p.frag);
+    free(p2p.sendq);
+    while (p2p.unexp_pool != NULL) {
+        void *b = p2p.unexp_pool;
+        p2p.unexp_pool = *(void **)b;
+        free(b);
+    }
+    while (p2p.unexp_free != NULL) {
+        vbt_unexp_t *u = p2p.unexp_free;
+        p2p.unexp_free = u->next;
+        free(u);
+    }
+    memset(&p2p, 0, sizeof(p2p));
+}

@@ -1,0 +1,66 @@
+/* Point-to-point messaging: the send and receive protocols on top of a transport, the
+ * delivery of arrived messages into the matching engine, and synchronous-send acks. */
+#ifndef VBT_P2P_H
+#define VBT_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vbt_comm.h"
+#include "vbt_match.h"
+#include "vbt_progress.h"
+#include "vbt_request.h"
+#include "vbt_status.h"
+
+/* The runtime's wire header, first in every message. Decoded defensively. */
+#define VBT_P2P_WIRE_VERSION 1
+typedef enum {
+    VBT_P2P_EAGER = 1,      /* the whole message */
+    VBT_P2P_FRAG_FIRST = 2, /* first piece of a message larger than one transport send */
+    VBT_P2P_FRAG = 3,       /* a following piece */
+    VBT_P2P_ACK = 4,        /* the receiver matched a synchronous send */
+} vbt_p2p_type_t;
+
+typedef struct __attribute__((packed)) {
+    uint8_t version;
+    uint8_t type;
+    uint16_t reserved;
+    uint32_t context_id;
+    int32_t src; /* sender's rank in the communicator */
+    int32_t tag;
+    uint64_t len;    /* whole message length */
+    uint64_t ack_id; /* sync send: id to acknowledge; ACK: the id acknowledged */
+} vbt_p2p_hdr_t;
+
+vbt_status_t vbt_p2p_init(void);
+/* Hand every queued send to the transport (MPI_Finalize). */
+vbt_status_t vbt_p2p_flush(void);
+void vbt_p2p_cleanup(void);
+
+/* Start a send of bytes at buf. flags: VBT_REQF_SYNC. dest may be MPI_PROC_NULL. */
+vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes, int dest,
+                           int tag, unsigned flags, vbt_request_t **req_p);
+/* Start a receive into buf (capacity bytes). src may be MPI_ANY_SOURCE or MPI_PROC_NULL. */
+vbt_status_t vbt_p2p_irecv(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity, int src,
+                           int tag, vbt_request_t **req_p);
+/* Receive a message taken out of the unexpected queue by a matched probe. */
+vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
+                            vbt_request_t **req_p);
+/* Look for a message without receiving it (one progress call first); take removes it from the
+ * queue for MPI_Mprobe. *msg_p is NULL when none matches. */
+vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,
+                            vbt_unexp_t **msg_p);
+/* Cancel a receive that has not matched yet. */
+void vbt_p2p_cancel(vbt_request_t *req);
+/* Complete a request and apply MPI_Request_free semantics. */
+void vbt_p2p_request_done(vbt_request_t *req);
+
+/* Progress all transports once; returns the number of events handled or a negative status. */
+int vbt_p2p_progress(void);
+/* Back off after a progress call that found nothing (see vbt_progress.h). */
+void vbt_p2p_idle(vbt_backoff_t *backoff);
+/* Wait until *flag becomes non-zero, driving progress and backing off (no busy core when
+ * oversubscribed or after a long wait). */
+vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag);
+
+#endif

@@ -1,0 +1,73 @@
+/* Requests: the runtime object behind MPI_Request (and, for matched probes, MPI_Message).
+ * They come from a free list grown in chunks, so the steady state allocates nothing. */
+#ifndef VBT_REQUEST_H
+#define VBT_REQUEST_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vbt_status.h"
+
+struct vbt_comm;
+
+#define VBT_REQUEST_MAGIC 0x56425251u /* "VBRQ": tells a live request from a stray pointer */
+
+typedef enum {
+    VBT_REQ_SEND,
+    VBT_REQ_RECV,
+    VBT_REQ_CTRL, /* internal: a control message (e.g. a synchronous-send ack) waiting to go */
+} vbt_req_kind_t;
+
+enum {
+    VBT_REQF_SYNC = 1u << 0,      /* send: complete only once the receiver matched it */
+    VBT_REQF_FREED = 1u << 1,     /* MPI_Request_free'd: release on completion */
+    VBT_REQF_CANCELLED = 1u << 2, /* receive cancelled before it matched */
+    VBT_REQF_ACKED = 1u << 3,     /* sync send: the receiver's ack arrived */
+    VBT_REQF_HANDED = 1u << 4,    /* send: every byte is with the transport */
+    VBT_REQF_BSEND = 1u << 5,     /* send: data lives in the attached buffer, release it */
+};
+
+typedef struct vbt_request {
+    uint32_t magic;
+    uint8_t kind;
+    uint8_t complete; /* set once; read by Wait/Test */
+    uint16_t flags;
+    struct vbt_request *next; /* queue link: posted queue, pending sends, free list */
+    struct vbt_comm *comm;
+    uint32_t context_id;
+    int peer; /* comm rank (or MPI_ANY_SOURCE for receives) */
+    int tag;
+    int peer_world; /* world rank of the peer for sends */
+    void *buf;
+    size_t bytes;            /* send: message length; receive: buffer capacity */
+    size_t offset;           /* send: bytes already handed to the transport */
+    const void *bsend_block; /* VBT_REQF_BSEND: block in the attached buffer */
+    uint64_t ack_id;         /* ctrl: the sender request id to acknowledge */
+    /* Completion information, reported through MPI_Status. */
+    int status_source;
+    int status_tag;
+    int status_error;
+    size_t status_bytes;
+} vbt_request_t;
+
+vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
+void vbt_request_release(vbt_request_t *req);
+void vbt_request_cleanup(void);
+
+/* The request behind a handle, or NULL for an invalid handle. MPI_REQUEST_NULL is not valid. */
+static inline vbt_request_t *vbt_request_get(MPI_Request handle)
+{
+    vbt_request_t *req = (vbt_request_t *)handle;
+    if ((uintptr_t)handle <= 4095 || req->magic != VBT_REQUEST_MAGIC)
+        return NULL;
+    return req;
+}
+
+/* Fill a user status from a completed request (status may be MPI_STATUS_IGNORE). */
+void vbt_request_fill_status(const vbt_request_t *req, MPI_Status *status);
+void vbt_status_set_bytes(MPI_Status *status, size_t bytes, int cancelled);
+size_t vbt_status_get_bytes(const MPI_Status *status);
+int vbt_status_get_cancelled(const MPI_Status *status);
+
+#endif

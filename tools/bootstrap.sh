@@ -1,0 +1,41 @@
+#!/bin/sh
+# Set up a fresh Debian 12 machine for Verbatim and build it: install the Debian packages
+# (build dependencies and the Soft-RoCE VM's), then autogen, configure, make and make install
+# into ./build and ./install. Run as root (it calls apt-get). Safe to run again.
+set -eu
+cd "$(dirname "$0")/.."
+top=$(pwd)
+
+packages="build-essential autoconf automake libtool pkg-config
+  libibverbs-dev rdma-core ibverbs-providers ibverbs-utils perftest
+  libhwloc-dev libpmix-dev check
+  qemu-system-x86 linux-image-amd64 busybox-static iproute2 kmod cpio"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+        missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "bootstrap: the Debian packages are installed"
+elif [ "$(id -u)" -eq 0 ]; then
+    echo "bootstrap: installing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086 # a word list on purpose
+    apt-get install -y -q --no-install-recommends $missing
+else
+    echo "bootstrap: missing Debian packages:$missing; run this as root to install them" >&2
+    exit 1
+fi
+
+werror=""
+[ "${CI:-}" = true ] && werror="--enable-werror"
+[ -x configure ] || ./autogen.sh
+mkdir -p build
+cd build
+# shellcheck disable=SC2086
+[ -f Makefile ] || ../configure --prefix="$top/install" $werror
+make -j"$(nproc)"
+make install >/dev/null
+echo "bootstrap: built in $top/build, installed in $top/install"
