@@ -60,6 +60,8 @@
 #define VBT_SETTLE_MS 250
 /* Grace between SIGTERM and SIGKILL. */
 #define VBT_KILL_GRACE_MS 2000
+/* How long the PMIx teardown may take before mpirun leaves without it. */
+#define VBT_TEARDOWN_TIMEOUT_S 15
 /* After SIGKILL, how long to wait for the kernel to report the deaths before giving up, so a
  * rank stuck in the kernel cannot make mpirun hang. */
 #define VBT_REAP_GIVEUP_MS 10000
@@ -84,7 +86,6 @@ typedef struct {
 
 typedef struct {
     pid_t pid; /* 0: never started */
-    int app;
     int exited;
     int group_alive; /* its process group may still have members */
     int connected;   /* called PMIx_Init */
@@ -112,6 +113,31 @@ typedef struct {
     long long giveup_at;    /* when to stop waiting for killed ranks */
     struct pollfd *pfds;
 } vbt_job_t;
+
+/* The exit code for the teardown watchdog. */
+static volatile sig_atomic_t vbt_teardown_exit_code = VBT_EXIT_LAUNCH_ERROR;
+
+static void vbt_teardown_watchdog(int sig)
+{
+    static const char msg[] = "mpirun: the PMIx server did not shut down; exiting without it\n";
+
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+    (void)sig;
+    (void)ignored;
+    _exit(vbt_teardown_exit_code);
+}
+
+/* PMIx teardown has been seen to hang (a lock never released inside libpmix): the job is
+ * over by then, so a hang there must not keep mpirun, and whoever waits for it, forever. */
+static void vbt_teardown_arm_watchdog(int exit_code)
+{
+    struct sigaction sa = {.sa_handler = vbt_teardown_watchdog};
+
+    vbt_teardown_exit_code = exit_code;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(VBT_TEARDOWN_TIMEOUT_S);
+}
 
 static long long vbt_now_ms(void)
 {
@@ -163,8 +189,6 @@ static void vbt_job_end(vbt_job_t *job, int exit_code, int sig)
         job->exit_code = exit_code;
     }
     vbt_job_terminate(job, sig);
-    /* After the signal, so a rank let out of PMIx_Abort finds its peers already going. */
-    vbt_pmix_host_release_aborts();
 }
 
 /* End the job with exit_code (launch error, chosen failure): now, no settle window. */
@@ -282,12 +306,23 @@ static void vbt_job_rank_exited(vbt_job_t *job, int r, int wstatus)
     vbt_job_record_failure(job, &f);
 }
 
-static void vbt_job_reap(vbt_job_t *job)
+/* Reap every rank that has exited, first_pid first. */
+static void vbt_job_reap(vbt_job_t *job, pid_t first_pid)
 {
     for (;;) {
         int wstatus, r;
-        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+        pid_t pid = -1;
 
+        /* SIGCHLD does not queue: the signalfd reports the child whose death raised it, the
+         * first of those exited since the last read. waitpid(-1) would return the others in
+         * fork order instead, and under load a peer that failed because of it can be a
+         * zombie too by then. */
+        if (first_pid > 0) {
+            pid = waitpid(first_pid, &wstatus, WNOHANG);
+            first_pid = 0;
+        }
+        if (pid <= 0)
+            pid = waitpid(-1, &wstatus, WNOHANG);
         if (pid <= 0)
             return;
         for (r = 0; r < job->opts.nprocs; r++) {
@@ -311,12 +346,12 @@ static void vbt_job_reap(vbt_job_t *job)
     }
 }
 
-static void vbt_job_on_signal(vbt_job_t *job, int sig)
+static void vbt_job_on_signal(vbt_job_t *job, int sig, pid_t from)
 {
     const char *abbrev;
 
     if (sig == SIGCHLD) {
-        vbt_job_reap(job);
+        vbt_job_reap(job, from);
         return;
     }
     if (sig == SIGUSR1 || sig == SIGUSR2) {
@@ -349,7 +384,7 @@ static void vbt_job_read_signals(vbt_job_t *job)
         if (n <= 0)
             return;
         for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++)
-            vbt_job_on_signal(job, (int)si[i].ssi_signo);
+            vbt_job_on_signal(job, (int)si[i].ssi_signo, (pid_t)si[i].ssi_pid);
     }
 }
 
@@ -362,9 +397,11 @@ static void vbt_job_check_deadlines(vbt_job_t *job)
     if (job->timeout_at != 0 && now >= job->timeout_at) {
         job->timeout_at = 0;
         vbt_job_settle(job);
-        vbt_msg_print("job timed out after %d second%s; terminated", job->opts.timeout,
-                      job->opts.timeout == 1 ? "" : "s");
-        vbt_job_end(job, VBT_EXIT_TIMEOUT, SIGTERM);
+        if (!job->ending) {
+            vbt_msg_print("job timed out after %d second%s; terminated", job->opts.timeout,
+                          job->opts.timeout == 1 ? "" : "s");
+            vbt_job_end(job, VBT_EXIT_TIMEOUT, SIGTERM);
+        }
     }
     if (job->kill_at != 0 && now >= job->kill_at) {
         vbt_debug("grace period over: SIGKILL to the ranks");
@@ -540,7 +577,6 @@ static vbt_status_t vbt_job_spawn(vbt_job_t *job)
             vbt_spawn_env_destroy(env);
             if (status != VBT_OK)
                 break;
-            job->ranks[r].app = a;
             job->ranks[r].group_alive = 1;
             vbt_iof_source_init(&job->ranks[r].out, out_fd, r, STDOUT_FILENO);
             vbt_iof_source_init(&job->ranks[r].err, err_fd, r, STDERR_FILENO);
@@ -661,6 +697,8 @@ int main(int argc, char **argv)
         vbt_msg_print("cannot register the job with the PMIx server");
         goto out_finalize_pmix;
     }
+    vbt_debug("job %s: %d ranks in %d apps, PMIx directory %s", vbt_pmix_host_nspace(),
+              job.opts.nprocs, job.opts.napps, job.tmpdir);
 
     if (job.opts.timeout > 0)
         job.timeout_at = vbt_now_ms() + (long long)job.opts.timeout * 1000;
@@ -680,7 +718,9 @@ int main(int argc, char **argv)
     }
 
 out_finalize_pmix:
+    vbt_teardown_arm_watchdog(exit_code);
     vbt_pmix_host_finalize();
+    alarm(0);
 out_remove_tmpdir:
     vbt_job_remove_tmpdir(&job);
 out_cleanup_iof:

@@ -1,8 +1,9 @@
-/* Cores and bindings. The rule follows Open MPI: the cores counted are those of mpirun's own
- * allowed cpuset (so "taskset -c 0 mpirun -n 2" is oversubscribed), more ranks than cores is
- * an error unless --oversubscribe is given, ranks that fit are bound one per core by default,
- * and oversubscribed ranks are not bound at all (the runtime notices local size > cores and
- * stops spinning). */
+/* Cores and bindings. The cores counted are those of mpirun's own allowed cpuset (so
+ * "taskset -c 0 mpirun -n 2" is oversubscribed). Ranks that fit are bound one per core by
+ * default. More ranks than cores run unbound, and the runtime notices local size > cores and
+ * stops spinning: like MPICH, and unlike Open MPI, which refuses unless --oversubscribe is given
+ * (--nooversubscribe restores that refusal). Users expect "mpirun -n 4 ./hello" to work on a
+ * laptop, and a rank that yields costs little there. */
 #include "config.h"
 
 #include "vbt_bind.h"
@@ -94,9 +95,10 @@ vbt_status_t vbt_bind_plan(const vbt_opts_t *opts, vbt_binding_t *bindings)
     if (status != VBT_OK)
         return status;
 
-    if (opts->nprocs > ncores && !opts->oversubscribe) {
-        vbt_msg_print("%d ranks requested but only %d core%s available to mpirun on %s; add "
-                      "--oversubscribe to run more ranks than cores (they are then not bound)",
+    if (opts->nprocs > ncores && opts->oversubscribe == 0) {
+        vbt_msg_print("%d ranks requested but only %d core%s available to mpirun on %s, and "
+                      "--nooversubscribe was given; drop it to run more ranks than cores (they "
+                      "are then not bound)",
                       opts->nprocs, ncores, ncores == 1 ? " is" : "s are", vbt_msg_host());
         status = VBT_ERR_NO_RESOURCE;
         goto out_free_cores;

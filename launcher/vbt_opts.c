@@ -24,6 +24,7 @@ typedef enum {
     OPT_BIND_TO,
     OPT_REPORT_BINDINGS,
     OPT_OVERSUBSCRIBE,
+    OPT_NOOVERSUBSCRIBE,
     OPT_TAG_OUTPUT,
     OPT_RANK_PREFIX,
     OPT_TIMEOUT,
@@ -47,6 +48,7 @@ static const vbt_opt_def_t opt_defs[] = {
     {"bind-to", OPT_BIND_TO, 1},
     {"report-bindings", OPT_REPORT_BINDINGS, 0},
     {"oversubscribe", OPT_OVERSUBSCRIBE, 0},
+    {"nooversubscribe", OPT_NOOVERSUBSCRIBE, 0},
     {"tag-output", OPT_TAG_OUTPUT, 0},
     {"l", OPT_RANK_PREFIX, 0},
     {"prepend-rank", OPT_RANK_PREFIX, 0},
@@ -77,7 +79,9 @@ void vbt_opts_print_help(void)
            "  --bind-to core|none  bind rank i to core i (default when the ranks fit the\n"
            "                       cores), or leave ranks unbound\n"
            "  --report-bindings    print each rank's binding on stderr\n"
-           "  --oversubscribe      allow more ranks than cores; ranks are then not bound\n"
+           "  --oversubscribe      allow more ranks than cores (the default): ranks are\n"
+           "                       then not bound and wait without spinning\n"
+           "  --nooversubscribe    refuse more ranks than cores (Open MPI's default)\n"
            "  --tag-output         prefix output lines with [1,rank]<stdout>: (Open MPI)\n"
            "  -l, --prepend-rank   prefix output lines with [rank] (MPICH)\n"
            "  --timeout SECONDS    terminate the job after SECONDS (exit code 124);\n"
@@ -259,6 +263,9 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
     case OPT_OVERSUBSCRIBE:
         opts->oversubscribe = 1;
         return VBT_OK;
+    case OPT_NOOVERSUBSCRIBE:
+        opts->oversubscribe = 0;
+        return VBT_OK;
     case OPT_TAG_OUTPUT:
         opts->tag = VBT_TAG_OUTPUT;
         return VBT_OK;
@@ -393,6 +400,7 @@ vbt_status_t vbt_opts_parse(int argc, char **argv, vbt_opts_t *opts)
 
     memset(opts, 0, sizeof(*opts));
     opts->bind = VBT_BIND_AUTO;
+    opts->oversubscribe = -1;
 
     for (;;) {
         vbt_app_t app = {.nprocs = 0};

@@ -33,7 +33,7 @@ typedef struct {
     int nenv;
     vbt_bind_policy_t bind;
     int report_bindings;
-    int oversubscribe;
+    int oversubscribe; /* -1 allowed by default, 1 --oversubscribe, 0 --nooversubscribe */
     vbt_tag_style_t tag;
     int timeout;      /* seconds, 0 for none */
     const char *wdir; /* NULL: mpirun's working directory */

@@ -52,8 +52,6 @@ static struct {
     int ev_pipe[2];
     int nprocs;
     char nspace[PMIX_MAX_NSLEN + 1];
-    host_event_t **held; /* aborts whose clients wait for vbt_pmix_host_release_aborts */
-    size_t nheld;
 } host = {.ev_pipe = {-1, -1}};
 
 static host_sync_t *host_sync_create(int pending)
@@ -173,8 +171,9 @@ static pmix_status_t host_abort(const pmix_proc_t *proc, void *server_object, in
     snprintf(ev->pub.msg, sizeof(ev->pub.msg), "%s", msg != NULL ? msg : "");
     ev->op_cb = cbfunc;
     ev->op_cbdata = cbdata;
-    /* The client stays blocked in PMIx_Abort until the main loop lets it go (see
-     * vbt_pmix_host_release_aborts). */
+    /* The client stays blocked in PMIx_Abort until the main loop has recorded the abort and
+     * answers, so its exit cannot be seen before its abort. (Holding the answer longer, until
+     * the job is ended, makes PMIx 4.2.2 crash in PMIx_server_finalize.) */
     host_post(ev);
     return PMIX_SUCCESS;
 }
@@ -540,32 +539,11 @@ static void host_event_handle(host_event_t *ev, vbt_pmix_event_fn_t fn, void *ar
     case HOST_EV_PUBLIC:
         if (fn != NULL)
             fn(arg, &ev->pub);
-        if (ev->op_cb != NULL && fn != NULL && ev->pub.type == VBT_PMIX_EV_ABORT) {
-            host_event_t **grown = realloc(host.held, sizeof(*grown) * (host.nheld + 1));
-            if (grown != NULL) {
-                host.held = grown;
-                host.held[host.nheld++] = ev;
-                return;
-            }
-        }
         if (ev->op_cb != NULL)
             ev->op_cb(PMIX_SUCCESS, ev->op_cbdata);
         break;
     }
     free(ev);
-}
-
-void vbt_pmix_host_release_aborts(void)
-{
-    for (size_t i = 0; i < host.nheld; i++) {
-        host_event_t *ev = host.held[i];
-        if (host.initialized)
-            ev->op_cb(PMIX_SUCCESS, ev->op_cbdata);
-        free(ev);
-    }
-    free(host.held);
-    host.held = NULL;
-    host.nheld = 0;
 }
 
 void vbt_pmix_host_progress(vbt_pmix_event_fn_t fn, void *arg)
@@ -596,7 +574,6 @@ void vbt_pmix_host_finalize(void)
         goto out_close_pipe;
     /* Upcalls still queued (a fence the job died in, an abort) get their answers now. */
     vbt_pmix_host_progress(NULL, NULL);
-    vbt_pmix_host_release_aborts();
     if (host.registered) {
         for (int r = 0; r < host.nprocs; r++) {
             pmix_proc_t proc;

@@ -38,12 +38,8 @@ vbt_status_t vbt_pmix_host_register_job(const vbt_opts_t *opts);
  * strings (PMIx may realloc the array and free replaced strings). */
 vbt_status_t vbt_pmix_host_setup_fork(int rank, char ***env);
 /* Handle every upcall posted so far: fences are completed here; connect, finalize and abort
- * are passed to fn. A client that called PMIx_Abort stays blocked there until
- * vbt_pmix_host_release_aborts: while the launcher decides what to report, its peers are not
- * disturbed by its exit (their fences would fail and they would add errors of their own). */
+ * are passed to fn, and the client waiting on an abort is answered after fn returns. */
 void vbt_pmix_host_progress(vbt_pmix_event_fn_t fn, void *arg);
-/* Answer the clients blocked in PMIx_Abort (the job is being ended). */
-void vbt_pmix_host_release_aborts(void);
 /* Deregister the ranks and the namespace and stop the server. From the main thread only. */
 void vbt_pmix_host_finalize(void);
 

@@ -105,8 +105,7 @@ static int gid_is_zero(const union ibv_gid *g)
 
 static int gid_is_v4mapped(const union ibv_gid *g)
 {
-    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    return memcmp(g->raw, prefix, sizeof(prefix)) == 0;
+    return vbt_ib_gid_is_v4mapped(g->raw);
 }
 
 static int gid_is_linklocal(const union ibv_gid *g)
@@ -162,8 +161,7 @@ static int gid_preference(const gid_info_t *g)
 /* The valid GIDs of one port, in *gids_p (malloc'ed, caller frees). Returns their count, or -1
  * (nothing to free) with the reason in err. */
 static int port_gids(struct ibv_context *dev, int nports, uint8_t port,
-                     const struct ibv_port_attr *pa, gid_info_t **gids_p, char *err,
-                     size_t errlen)
+                     const struct ibv_port_attr *pa, gid_info_t **gids_p, char *err, size_t errlen)
 {
     struct ibv_gid_entry *table;
     gid_info_t *gids;
@@ -237,7 +235,8 @@ static vbt_status_t pick_gid(struct ibv_context *dev, int nports, vbt_ib_choice_
                 best = &gids[i];
         }
         if (best == NULL) {
-            snprintf(err, errlen, "VBT_IB_GID_INDEX=%d: %s port %u has no GID at that index; it has",
+            snprintf(err, errlen,
+                     "VBT_IB_GID_INDEX=%d: %s port %u has no GID at that index; it has",
                      vbt_cfg.ib_gid_index, c->name, c->port);
             for (int i = 0; i < n; i++)
                 appendf(err, errlen, "%s %d (%s %s)", i ? "," : "", gids[i].index,
@@ -256,8 +255,10 @@ static vbt_status_t pick_gid(struct ibv_context *dev, int nports, vbt_ib_choice_
                 best = &gids[i];
         }
         if (best == NULL) {
-            snprintf(err, errlen, "%s port %u has no RoCE GID (does its network interface have "
-                     "an address?)", c->name, c->port);
+            snprintf(err, errlen,
+                     "%s port %u has no RoCE GID (does its network interface have "
+                     "an address?)",
+                     c->name, c->port);
             free(gids);
             return VBT_ERR_NO_DEVICE;
         }
@@ -301,13 +302,15 @@ static vbt_status_t parse_device_knob(char *name, size_t namelen, int *port_p, c
     }
     return VBT_OK;
 bad:
-    snprintf(err, errlen, "VBT_IB_DEVICE=\"%s\" is not valid: expected device or device:port, "
-             "such as mlx5_0:1 or rxe0", spec);
+    snprintf(err, errlen,
+             "VBT_IB_DEVICE=\"%s\" is not valid: expected device or device:port, "
+             "such as mlx5_0:1 or rxe0",
+             spec);
     return VBT_ERR_INVALID_PARAM;
 }
 
-vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context **dev_p,
-                                  char *err, size_t errlen)
+vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context **dev_p, char *err,
+                                  size_t errlen)
 {
     char want[64], have[512] = "", notes[512] = "";
     struct ibv_device **list;
@@ -322,8 +325,10 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
 
     list = ibv_get_device_list(&ndev);
     if (list == NULL) {
-        snprintf(err, errlen, "no RDMA device: ibv_get_device_list failed: %s (no RDMA support "
-                 "in this kernel?)", strerror(errno));
+        snprintf(err, errlen,
+                 "no RDMA device: ibv_get_device_list failed: %s (no RDMA support "
+                 "in this kernel?)",
+                 strerror(errno));
         return want[0] ? VBT_ERR_NOT_FOUND : VBT_ERR_NO_DEVICE;
     }
 
@@ -338,8 +343,8 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
         named_found = 1;
         dev = ibv_open_device(list[d]);
         if (dev == NULL) {
-            appendf(notes, sizeof(notes), "%s%s cannot be opened (%s)", notes[0] ? "; " : "",
-                    name, strerror(errno));
+            appendf(notes, sizeof(notes), "%s%s cannot be opened (%s)", notes[0] ? "; " : "", name,
+                    strerror(errno));
             continue;
         }
         if (ibv_query_device(dev, &da) != 0 || list[d]->transport_type != IBV_TRANSPORT_IB) {
@@ -349,8 +354,8 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
             continue;
         }
         if (want_port > da.phys_port_cnt) {
-            appendf(notes, sizeof(notes), "%s%s has no port %d (ports 1..%u)",
-                    notes[0] ? "; " : "", name, want_port, da.phys_port_cnt);
+            appendf(notes, sizeof(notes), "%s%s has no port %d (ports 1..%u)", notes[0] ? "; " : "",
+                    name, want_port, da.phys_port_cnt);
         }
         for (int p = 1; p <= da.phys_port_cnt; p++) {
             vbt_ib_choice_t *c = choice_p;
@@ -368,8 +373,8 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
                 continue;
             }
             if (c->port_attr.state != IBV_PORT_ACTIVE) {
-                appendf(notes, sizeof(notes), "%s%s port %d is %s", notes[0] ? "; " : "", name,
-                        p, ibv_port_state_str(c->port_attr.state));
+                appendf(notes, sizeof(notes), "%s%s port %d is %s", notes[0] ? "; " : "", name, p,
+                        ibv_port_state_str(c->port_attr.state));
                 continue;
             }
             snprintf(c->why, sizeof(c->why), "%s",
@@ -460,14 +465,18 @@ int vbt_ib_memlock_explain(char *buf, size_t len)
         return 0;
     }
     if (rl.rlim_cur == RLIM_INFINITY || has_cap_ipc_lock()) {
-        snprintf(buf, len, "RLIMIT_MEMLOCK is %s%s, so it is not the cause: the device ran out "
-                 "of memory or queue resources", rlim_str(rl.rlim_cur, cur, sizeof(cur)),
+        snprintf(buf, len,
+                 "RLIMIT_MEMLOCK is %s%s, so it is not the cause: the device ran out "
+                 "of memory or queue resources",
+                 rlim_str(rl.rlim_cur, cur, sizeof(cur)),
                  rl.rlim_cur == RLIM_INFINITY ? "" : " but this process has CAP_IPC_LOCK");
         return 0;
     }
-    snprintf(buf, len, "RLIMIT_MEMLOCK (max locked memory) is %s (hard limit %s), likely too "
-             "small for the registered memory: %s", rlim_str(rl.rlim_cur, cur, sizeof(cur)),
-             rlim_str(rl.rlim_max, max, sizeof(max)), memlock_howto);
+    snprintf(buf, len,
+             "RLIMIT_MEMLOCK (max locked memory) is %s (hard limit %s), likely too "
+             "small for the registered memory: %s",
+             rlim_str(rl.rlim_cur, cur, sizeof(cur)), rlim_str(rl.rlim_max, max, sizeof(max)),
+             memlock_howto);
     return 1;
 }
 
@@ -520,9 +529,9 @@ static void describe_port(FILE *out, struct ibv_context *dev, int nports, uint8_
     }
     for (int i = 0; i < n; i++) {
         const char *ifn = gids[i].ifindex ? if_indextoname(gids[i].ifindex, ifname) : NULL;
-        fprintf(out, "      GID[%d] %-7s %-28s %s%s%s\n", gids[i].index,
-                gid_type_str(gids[i].type), gid_str(&gids[i].gid, addr, sizeof(addr)),
-                gid_addr_class(&gids[i].gid), ifn ? ", " : "", ifn ? ifn : "");
+        fprintf(out, "      GID[%d] %-7s %-28s %s%s%s\n", gids[i].index, gid_type_str(gids[i].type),
+                gid_str(&gids[i].gid, addr, sizeof(addr)), gid_addr_class(&gids[i].gid),
+                ifn ? ", " : "", ifn ? ifn : "");
     }
     if (n == 0)
         fprintf(out, "      no GIDs\n");
@@ -559,11 +568,12 @@ void vbt_ib_describe(FILE *out)
             ibv_close_device(dev);
             continue;
         }
-        fprintf(out, "  %s: %s, node GUID %016llx, firmware %s, %u port(s), max QP WRs %d, "
+        fprintf(out,
+                "  %s: %s, node GUID %016llx, firmware %s, %u port(s), max QP WRs %d, "
                 "max SRQ WRs %d, max CQEs %d\n",
                 ibv_get_device_name(list[d]),
                 list[d]->transport_type == IBV_TRANSPORT_IB ? "InfiniBand transport"
-                                                             : "not InfiniBand transport",
+                                                            : "not InfiniBand transport",
                 (unsigned long long)be64toh(da.node_guid), da.fw_ver[0] ? da.fw_ver : "-",
                 da.phys_port_cnt, da.max_qp_wr, da.max_srq_wr, da.max_cqe);
         for (int p = 1; p <= da.phys_port_cnt; p++)
@@ -577,8 +587,7 @@ void vbt_ib_describe(FILE *out)
     if (status == VBT_OK) {
         fprintf(out, "  Verbatim would use: %s port %u", choice.name, choice.port);
         if (choice.gid_index >= 0)
-            fprintf(out, " GID[%d] %s", choice.gid_index,
-                    gid_str(&choice.gid, addr, sizeof(addr)));
+            fprintf(out, " GID[%d] %s", choice.gid_index, gid_str(&choice.gid, addr, sizeof(addr)));
         fprintf(out, ", path MTU up to %s (%s)\n", vbt_ib_mtu_str(choice.port_attr.active_mtu),
                 choice.why);
         ibv_close_device(dev);
@@ -592,7 +601,8 @@ void vbt_ib_describe(FILE *out)
                 has_cap_ipc_lock() ? "; CAP_IPC_LOCK lifts it" : "");
     vbt_ib_sizes(1, vbt_cfg.eager_limit, &s2);
     vbt_ib_sizes(63, vbt_cfg.eager_limit, &s64);
-    fprintf(out, "  Pinned per process with VBT_EAGER_LIMIT=%zu: about %s at 2 ranks, %s at 64 "
+    fprintf(out,
+            "  Pinned per process with VBT_EAGER_LIMIT=%zu: about %s at 2 ranks, %s at 64 "
             "ranks\n",
             vbt_cfg.eager_limit, size_str(s2.pinned_bytes, a, sizeof(a)),
             size_str(s64.pinned_bytes, b, sizeof(b)));

@@ -156,8 +156,8 @@ vbt_status_t vbt_ib_eager_init(void)
     }
 
     c->cq = ibv_create_cq(c->dev, (int)s->cq_size, NULL, c->channel, 0);
-    status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)",
-                              c->choice.name, s->cq_size);
+    status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)", c->choice.name,
+                              s->cq_size);
     if (status != VBT_OK)
         goto err_destroy_channel;
 
@@ -336,20 +336,25 @@ static void likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
 {
     switch (st) {
     case IBV_WC_RETRY_EXC_ERR:
-        snprintf(buf, len, "rank %d did not acknowledge: it exited or hangs, or the network "
+        snprintf(buf, len,
+                 "rank %d did not acknowledge: it exited or hangs, or the network "
                  "path to it is broken (on RoCE: a wrong GID index, see VBT_IB_GID_INDEX and "
-                 "verbatim-info)", peer);
+                 "verbatim-info)",
+                 peer);
         break;
     case IBV_WC_RNR_RETRY_EXC_ERR:
-        snprintf(buf, len, "rank %d had no receive buffer posted: a flow-control (credit) bug in "
-                 "Verbatim, please report it", peer);
+        snprintf(buf, len,
+                 "rank %d had no receive buffer posted: a flow-control (credit) bug in "
+                 "Verbatim, please report it",
+                 peer);
         break;
     case IBV_WC_WR_FLUSH_ERR:
         snprintf(buf, len, "the connection to rank %d had already failed", peer);
         break;
     case IBV_WC_LOC_LEN_ERR:
     case IBV_WC_REM_INV_REQ_ERR:
-        snprintf(buf, len, "a message did not fit the receive buffer: do all ranks use the same "
+        snprintf(buf, len,
+                 "a message did not fit the receive buffer: do all ranks use the same "
                  "VBT_EAGER_LIMIT?");
         break;
     case IBV_WC_LOC_PROT_ERR:
@@ -445,7 +450,8 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     if (op != VBT_IB_OP_DATA) {
         if (first)
             vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "
-                      "will fail", op_name(op), peer, ibv_wc_status_str(wc->status), peer);
+                      "will fail",
+                      op_name(op), peer, ibv_wc_status_str(wc->status), peer);
         return 0;
     }
     if (p->fail_reported)
@@ -458,8 +464,9 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     } else {
         likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
         vbt_error("eager send to rank %d failed: the connection had failed earlier with %s on a "
-                  "%s: %s", peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
-                  op_name(p->fail_op), cause);
+                  "%s: %s",
+                  peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status), op_name(p->fail_op),
+                  cause);
     }
     return VBT_ERR_PEER_FAILED;
 }
@@ -576,8 +583,7 @@ static void service_owed(vbt_ib_ctx_t *c)
         int peer = c->owe_list[i];
         vbt_ib_peer_t *p = &c->peers[peer];
         /* A finalizing peer may close its QP any moment: it needs no credits any more. */
-        if (p->owed < c->credit_thresh || p->fin_received ||
-            send_ctl(peer, VBT_IB_MSG_CREDIT)) {
+        if (p->owed < c->credit_thresh || p->fin_received || send_ctl(peer, VBT_IB_MSG_CREDIT)) {
             p->owe_listed = 0;
             c->owe_list[i] = c->owe_list[--c->owe_count];
             continue;
@@ -630,7 +636,8 @@ static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
     }
     if (hdr_len > VBT_IB_HDR_MAX || hdr_len + len > c->max_send) {
         vbt_error("vbt_ib_send to rank %d: header %zu + payload %zu bytes exceed the eager limit "
-                  "%zu (or the header the 64-byte maximum)", peer, hdr_len, len, c->max_send);
+                  "%zu (or the header the 64-byte maximum)",
+                  peer, hdr_len, len, c->max_send);
         return VBT_ERR_INVALID_PARAM;
     }
     p = &c->peers[peer];
@@ -650,7 +657,8 @@ static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
     default:
         if (peer == c->rank)
             vbt_error("vbt_ib_send to rank %d, this process: self messages never reach the "
-                      "transport", peer);
+                      "transport",
+                      peer);
         else
             vbt_error("vbt_ib_send to rank %d before vbt_ib_wireup connected it", peer);
         return VBT_ERR_UNREACHABLE;
@@ -670,8 +678,7 @@ static NOINLINE vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
     return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
 }
 
-vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
-                         size_t len)
+vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload, size_t len)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     struct ibv_send_wr *bad;
@@ -882,7 +889,8 @@ void vbt_ib_eager_drain(int timeout_ms)
             return;
         if (now_ms() > deadline) {
             vbt_warn("finalize: %d rank(s) (rank %d first) neither acknowledged our last messages "
-                     "nor said goodbye within %d ms; closing anyway", pending, first, timeout_ms);
+                     "nor said goodbye within %d ms; closing anyway",
+                     pending, first, timeout_ms);
             return;
         }
         if (vbt_ib_progress() == 0)

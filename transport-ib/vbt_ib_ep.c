@@ -27,13 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VBT_IB_QP_TIMEOUT     17
-#define VBT_IB_QP_RETRY_CNT   6
-#define VBT_IB_QP_RNR_RETRY   0
-#define VBT_IB_MIN_RNR_TIMER  12
-#define VBT_IB_RD_ATOMIC_MAX  16
-#define VBT_IB_GRH_HOP_LIMIT  64
-#define VBT_IB_DRAIN_TIMEOUT  10000 /* ms finalize waits for acknowledgements */
+#define VBT_IB_QP_TIMEOUT    17
+#define VBT_IB_QP_RETRY_CNT  6
+#define VBT_IB_QP_RNR_RETRY  0
+#define VBT_IB_MIN_RNR_TIMER 12
+#define VBT_IB_RD_ATOMIC_MAX 16
+#define VBT_IB_GRH_HOP_LIMIT 64
+#define VBT_IB_DRAIN_TIMEOUT 10000 /* ms finalize waits for acknowledgements */
 
 vbt_ib_ctx_t vbt_ib_ctx;
 
@@ -87,7 +87,8 @@ static vbt_status_t qp_create(int peer)
         if (want == 0 || saved_errno == ENOMEM)
             return vbt_ib_verbs_status(-1, saved_errno, VBT_IB_PINS, __FILE__, __LINE__,
                                        "ibv_create_qp(%s, RC, %u send WRs, %u bytes inline) for "
-                                       "rank %d", c->choice.name, c->sq_depth, want, peer);
+                                       "rank %d",
+                                       c->choice.name, c->sq_depth, want, peer);
         vbt_debug("ibv_create_qp(%s) with %u bytes inline failed: %s: asking for less",
                   c->choice.name, want, strerror(saved_errno));
         want /= 2;
@@ -152,8 +153,8 @@ static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(INIT->RTR) towards rank %d (QP 0x%x)", peer,
-                             rq->qpn);
+    status =
+        vbt_ib_check_rc(rc, 0, "ibv_modify_qp(INIT->RTR) towards rank %d (QP 0x%x)", peer, rq->qpn);
     if (status != VBT_OK)
         return status;
 
@@ -210,27 +211,37 @@ static vbt_status_t addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
 
-    if (len < sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION ||
-        ra->nqp != (uint32_t)c->size || len < sizeof(*ra) + (size_t)ra->nqp * sizeof(ra->qp[0])) {
+    if (len < sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION || ra->nqp != (uint32_t)c->size ||
+        len < sizeof(*ra) + (size_t)ra->nqp * sizeof(ra->qp[0])) {
         vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u): do "
-                  "all ranks run the same Verbatim?", peer, len, len ? ra->version : 0);
+                  "all ranks run the same Verbatim?",
+                  peer, len, len ? ra->version : 0);
         return VBT_ERR_PMIX;
     }
     if (ra->eager_limit != c->max_send) {
         vbt_error("VBT_EAGER_LIMIT differs between ranks: %u on rank %d, %zu on rank %d: set it "
-                  "to the same value for the whole job", ra->eager_limit, peer, c->max_send,
-                  c->rank);
+                  "to the same value for the whole job",
+                  ra->eager_limit, peer, c->max_send, c->rank);
         return VBT_ERR_INVALID_PARAM;
     }
     if (ra->use_grh != (c->choice.gid_index >= 0) ||
         ra->link_layer != c->choice.port_attr.link_layer) {
         vbt_error("rank %d uses a %s port%s and this rank (%d) a %s port%s: they cannot reach "
-                  "each other (VBT_IB_DEVICE, VBT_IB_GID_INDEX)", peer,
-                  ra->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
+                  "each other (VBT_IB_DEVICE, VBT_IB_GID_INDEX)",
+                  peer, ra->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
                   ra->use_grh ? " addressed by GID" : "", c->rank,
-                  c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE"
-                                                                            : "InfiniBand",
+                  c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
                   c->choice.gid_index >= 0 ? " addressed by GID" : "");
+        return VBT_ERR_UNREACHABLE;
+    }
+    if (ra->link_layer == IBV_LINK_LAYER_ETHERNET &&
+        vbt_ib_gid_is_v4mapped(ra->gid) != vbt_ib_gid_is_v4mapped(c->choice.gid.raw)) {
+        vbt_error("rank %d is addressed by an %s GID and this rank (%d) by an %s one: RoCE v2 "
+                  "cannot route between IPv4 and IPv6; give every node's RoCE interface an IPv4 "
+                  "address, or choose GIDs of one kind with VBT_IB_GID_INDEX (verbatim-info "
+                  "lists them)",
+                  peer, vbt_ib_gid_is_v4mapped(ra->gid) ? "IPv4" : "IPv6", c->rank,
+                  vbt_ib_gid_is_v4mapped(c->choice.gid.raw) ? "IPv4" : "IPv6");
         return VBT_ERR_UNREACHABLE;
     }
     return VBT_OK;

@@ -80,10 +80,10 @@ typedef struct __attribute__((packed)) {
 } vbt_ib_addr_qp_t;
 
 typedef struct __attribute__((packed)) {
-    uint8_t version;      /* VBT_IB_ADDR_VERSION */
-    uint8_t link_layer;   /* IBV_LINK_LAYER_* */
-    uint8_t active_mtu;   /* enum ibv_mtu of the port */
-    uint8_t use_grh;      /* address by GID (RoCE, or VBT_IB_GID_INDEX on InfiniBand) */
+    uint8_t version;    /* VBT_IB_ADDR_VERSION */
+    uint8_t link_layer; /* IBV_LINK_LAYER_* */
+    uint8_t active_mtu; /* enum ibv_mtu of the port */
+    uint8_t use_grh;    /* address by GID (RoCE, or VBT_IB_GID_INDEX on InfiniBand) */
     uint16_t lid;
     uint16_t reserved;
     uint32_t eager_limit; /* every rank must use the same */
@@ -104,6 +104,17 @@ typedef struct {
     char why[200]; /* why this port and GID, for the info log and verbatim-info */
 } vbt_ib_choice_t;
 
+/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d): RoCE v2 over IPv4. */
+static inline int vbt_ib_gid_is_v4mapped(const uint8_t *raw)
+{
+    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    for (int i = 0; i < 12; i++) {
+        if (raw[i] != prefix[i])
+            return 0;
+    }
+    return 1;
+}
+
 /* ---- pool and queue sizes for a number of peers ------------------------------------------- */
 typedef struct {
     int credits;           /* per peer */
@@ -111,9 +122,9 @@ typedef struct {
     uint32_t bounce_count; /* bounce buffers */
     uint32_t sq_depth;     /* send queue per QP, a power of two */
     uint32_t cq_size;
-    uint32_t stride;       /* bytes per buffer: transport header + eager limit, 64-aligned */
-    size_t pool_bytes;     /* the one registered region: receive then bounce buffers */
-    size_t pinned_bytes;   /* estimate of everything pinned: pool + queues */
+    uint32_t stride;     /* bytes per buffer: transport header + eager limit, 64-aligned */
+    size_t pool_bytes;   /* the one registered region: receive then bounce buffers */
+    size_t pinned_bytes; /* estimate of everything pinned: pool + queues */
 } vbt_ib_sizes_t;
 
 /* ---- endpoint: one RC QP towards one peer -------------------------------------------------- */
@@ -126,24 +137,24 @@ typedef enum {
 
 typedef struct {
     /* fast path */
-    int credits;          /* messages we may still send to this peer */
-    int owed;             /* its messages' buffers we re-posted but did not report yet */
-    uint32_t sq_head;     /* sequence of the next send WR */
-    uint32_t sq_tail;     /* first send WR not known to be complete */
-    uint16_t unsig;       /* WRs posted since the last signalled one */
+    int credits;           /* messages we may still send to this peer */
+    int owed;              /* its messages' buffers we re-posted but did not report yet */
+    uint32_t sq_head;      /* sequence of the next send WR */
+    uint32_t sq_tail;      /* first send WR not known to be complete */
+    uint16_t unsig;        /* WRs posted since the last signalled one */
     uint16_t unsig_bounce; /* of those, how many hold a bounce buffer */
-    uint8_t state;        /* vbt_ib_peer_state_t */
-    uint8_t owe_listed;   /* on the list of peers owed an explicit credit message */
+    uint8_t state;         /* vbt_ib_peer_state_t */
+    uint8_t owe_listed;    /* on the list of peers owed an explicit credit message */
     uint8_t fail_reported; /* the failure was logged at error and returned as fatal */
-    uint8_t fail_op;      /* vbt_ib_op_t of the first failed WR */
-    uint8_t fin_received; /* the peer is finalizing: send it no more credit messages */
-    uint8_t fin_posted;   /* our FIN is posted, as WR fin_seq */
+    uint8_t fail_op;       /* vbt_ib_op_t of the first failed WR */
+    uint8_t fin_received;  /* the peer is finalizing: send it no more credit messages */
+    uint8_t fin_posted;    /* our FIN is posted, as WR fin_seq */
     struct ibv_qp *qp;
-    uint32_t *sq_bounce;  /* per send-queue slot: bounce buffer index + 1, 0 for none */
+    uint32_t *sq_bounce; /* per send-queue slot: bounce buffer index + 1, 0 for none */
     uint32_t fin_seq;
     /* cold */
-    uint32_t psn;         /* our initial send PSN on this QP */
-    int fail_status;      /* enum ibv_wc_status of the first failed WR */
+    uint32_t psn;    /* our initial send PSN on this QP */
+    int fail_status; /* enum ibv_wc_status of the first failed WR */
 } vbt_ib_peer_t;
 
 /* ---- the transport context: one per process ----------------------------------------------- */
@@ -153,13 +164,13 @@ typedef struct {
     struct ibv_srq *srq;
     vbt_ib_peer_t *peers; /* indexed by world rank; peers[rank] is never connected */
     vbt_ib_recv_cb_t recv_cb;
-    char *rx_base;        /* receive buffer i at rx_base + i * stride */
-    char *bounce_base;    /* bounce buffer i at bounce_base + i * stride */
+    char *rx_base;         /* receive buffer i at rx_base + i * stride */
+    char *bounce_base;     /* bounce buffer i at bounce_base + i * stride */
     uint32_t *bounce_free; /* stack of free bounce buffer indices */
     uint32_t bounce_nfree;
     uint32_t lkey;
     uint32_t stride;
-    uint32_t max_inline;  /* inline data the QPs accept (0: none) */
+    uint32_t max_inline; /* inline data the QPs accept (0: none) */
     uint32_t sq_depth;
     uint32_t sq_mask;
     uint32_t sig_every;        /* signal at least one WR in this many */
@@ -168,10 +179,10 @@ typedef struct {
     size_t max_send;           /* eager limit: runtime header + payload */
     int rank;
     int size;
-    int in_progress;           /* vbt_ib_progress is running (a nested call returns 0) */
+    int in_progress; /* vbt_ib_progress is running (a nested call returns 0) */
     int owe_count;
-    int *owe_list;             /* peers owed a credit message, owe_count of them */
-    uint32_t rx_batch;         /* receive WRs collected for re-posting */
+    int *owe_list;              /* peers owed a credit message, owe_count of them */
+    uint32_t rx_batch;          /* receive WRs collected for re-posting */
     struct ibv_send_wr send_wr; /* pre-built: only the changing fields are set per send */
     struct ibv_sge send_sge[3];
     struct ibv_recv_wr rx_wr[VBT_IB_POLL_BATCH];
@@ -213,25 +224,25 @@ vbt_status_t vbt_ib_verbs_status(long rc, int saved_errno, unsigned flags, const
     __extension__({                                                                                \
         long _vbt_rc = (long)(_rc);                                                                \
         int _vbt_errno = errno;                                                                    \
-        _vbt_rc == 0 ? VBT_OK                                                                      \
-                     : vbt_ib_verbs_status(_vbt_rc, _vbt_errno, (_flags), __FILE__, __LINE__,     \
-                                           __VA_ARGS__);                                           \
+        _vbt_rc == 0                                                                               \
+            ? VBT_OK                                                                               \
+            : vbt_ib_verbs_status(_vbt_rc, _vbt_errno, (_flags), __FILE__, __LINE__, __VA_ARGS__); \
     })
 /* Check an object-creating verbs call (NULL with errno set on failure). */
 #define vbt_ib_check_ptr(_ptr, _flags, ...)                                                        \
     __extension__({                                                                                \
         int _vbt_errno = errno;                                                                    \
-        (_ptr) != NULL ? VBT_OK                                                                    \
-                       : vbt_ib_verbs_status(-1, _vbt_errno, (_flags), __FILE__, __LINE__,        \
-                                             __VA_ARGS__);                                         \
+        (_ptr) != NULL                                                                             \
+            ? VBT_OK                                                                               \
+            : vbt_ib_verbs_status(-1, _vbt_errno, (_flags), __FILE__, __LINE__, __VA_ARGS__);      \
     })
 
 /* ---- vbt_ib_device.c ----------------------------------------------------------------------- */
 /* Choose the device, port and GID (VBT_IB_DEVICE, VBT_IB_GID_INDEX, else the first ACTIVE
  * port) and leave it open in *dev_p. On failure nothing is logged: err says why in one
  * sentence; VBT_ERR_NO_DEVICE means nothing usable (an info, not an error). */
-vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context **dev_p,
-                                  char *err, size_t errlen);
+vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context **dev_p, char *err,
+                                  size_t errlen);
 /* VBT_OK when `need` bytes may be pinned; else logs one message saying how to raise
  * RLIMIT_MEMLOCK and returns VBT_ERR_MEMLOCK. */
 vbt_status_t vbt_ib_memlock_check(size_t need, const char *what);

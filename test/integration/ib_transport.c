@@ -56,8 +56,10 @@ static void recv_cb(int src, const void *data, size_t len)
     for (size_t i = 0; i < len; i++) {
         if (d[i] != pattern(src, n, i)) {
             if (errors < 10)
-                fprintf(stderr, "rank %d: message %ld from rank %d (%zu bytes): byte %zu is 0x%02x, "
-                        "expected 0x%02x\n", proc.rank, n, src, len, i, d[i], pattern(src, n, i));
+                fprintf(stderr,
+                        "rank %d: message %ld from rank %d (%zu bytes): byte %zu is 0x%02x, "
+                        "expected 0x%02x\n",
+                        proc.rank, n, src, len, i, d[i], pattern(src, n, i));
             errors++;
             break;
         }
@@ -288,8 +290,8 @@ static int rnr(void)
         }
         int n2 = vbt_ib_progress();
         if (n2 < 0) {
-            printf("rank 0: rnr: progress failed as expected after %ld messages: %s\n",
-                   tx_count[1], vbt_status_string((vbt_status_t)n2));
+            printf("rank 0: rnr: progress failed as expected after %ld messages: %s\n", tx_count[1],
+                   vbt_status_string((vbt_status_t)n2));
             return n2 == VBT_ERR_PEER_FAILED ? 0 : 1;
         }
         (void)idle;
@@ -326,9 +328,8 @@ static int gone(void)
         n = vbt_ib_progress();
         if ((st != VBT_OK && st != VBT_ERR_NO_RESOURCE) || n < 0) {
             printf("rank 0: gone: failed as expected after %.1f s: %s\n", now_s() - start,
-                   vbt_status_string(st != VBT_OK && st != VBT_ERR_NO_RESOURCE
-                                         ? st
-                                         : (vbt_status_t)n));
+                   vbt_status_string(st != VBT_OK && st != VBT_ERR_NO_RESOURCE ? st
+                                                                               : (vbt_status_t)n));
             return 0;
         }
     }
@@ -429,8 +430,8 @@ int main(int argc, char **argv)
             tx += tx_count[r];
         }
         printf("rank %d: ib_transport %s: sent %ld, received %ld messages, %ld errors, %ld "
-               "blocking waits\n", proc.rank, errors ? "FAILED" : "OK", tx, rx, errors,
-               idle_blocks);
+               "blocking waits\n",
+               proc.rank, errors ? "FAILED" : "OK", tx, rx, errors, idle_blocks);
         rc = errors != 0;
     } else {
         fprintf(stderr, "ib_transport: unknown mode '%s' (all, rnr, gone, init, describe)\n", mode);

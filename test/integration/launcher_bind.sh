@@ -1,11 +1,11 @@
 #!/bin/sh
 # Binding and oversubscription: ranks that fit the cores are bound one per core (and
-# --report-bindings says where, matching what the rank sees); more ranks than cores is an
-# error naming both counts unless --oversubscribe, and oversubscribed ranks are not bound.
+# --report-bindings says where, matching what the rank sees); more ranks than cores run
+# unbound, or are refused with both counts named under --nooversubscribe.
 . "$(dirname "$0")/lib.sh"
 
 # How many cores mpirun may use: ask for more ranks than any machine has.
-run -n 65536 true
+run -n 65536 --nooversubscribe true
 cores=$(printf '%s\n' "$out" | sed -n 's/^mpirun: 65536 ranks requested but only \([0-9]*\) cores\{0,1\} \(is\|are\) available.*/\1/p')
 [ $rc -eq 1 ] && [ -n "$cores" ] || { failed "-n 65536 (exit $rc)" "$out"; finish; }
 
@@ -25,10 +25,16 @@ fi
 
 if [ "$cores" -le 64 ]; then
     n=$((cores + 1))
-    run -n $n true
-    expect_rc "-n $n on $cores cores" 1
-    expect_line "-n $n on $cores cores" \
-        "^mpirun: $n ranks requested but only $cores cores? (is|are) available to mpirun on $HOST; add --oversubscribe to run more ranks than cores \\(they are then not bound\\)\$"
+    # More ranks than cores run unbound by default (MPICH's way) ...
+    run -n $n --report-bindings true
+    expect="$(i=0; while [ $i -lt $n ]; do echo "[$HOST] rank $i not bound"; i=$((i + 1)); done)"
+    [ $rc -eq 0 ] && [ "$out" = "$expect" ] || failed "-n $n on $cores cores (exit $rc)" "$out"
+
+    # ... and --nooversubscribe refuses them, as Open MPI does by default.
+    run -n $n --nooversubscribe true
+    expect_rc "-n $n --nooversubscribe on $cores cores" 1
+    expect_line "-n $n --nooversubscribe on $cores cores" \
+        "^mpirun: $n ranks requested but only $cores cores? (is|are) available to mpirun on $HOST, and --nooversubscribe was given; drop it to run more ranks than cores \\(they are then not bound\\)\$"
 
     run -n $n --oversubscribe --report-bindings true
     expect="$(i=0; while [ $i -lt $n ]; do echo "[$HOST] rank $i not bound"; i=$((i + 1)); done)"
@@ -41,10 +47,10 @@ fi
 
 # mpirun's own cpuset counts: with one CPU allowed, two ranks are too many.
 if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
-    out=$(taskset -c 0 timeout 60 "$MPIRUN" -n 2 true 2>&1)
+    out=$(taskset -c 0 timeout 60 "$MPIRUN" -n 2 --nooversubscribe true 2>&1)
     rc=$?
     expect_rc "taskset -c 0, -n 2" 1
-    expect_line "taskset -c 0, -n 2" "^mpirun: 2 ranks requested but only 1 core is available to mpirun on $HOST;"
+    expect_line "taskset -c 0, -n 2" "^mpirun: 2 ranks requested but only 1 core is available to mpirun on $HOST,"
     out=$(taskset -c 0 timeout 60 "$MPIRUN" -n 1 --report-bindings sh -c "$affinity" 2>&1)
     rc=$?
     [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq "^\\[$HOST\\] rank 0 bound to core [0-9]+ \\(cpus 0\\)\$" &&

@@ -8,8 +8,9 @@ PROG_MPI=$abs_top_builddir/test/integration/prog_mpi
 PROG_PMIX=$abs_top_builddir/test/integration/prog_pmix
 HOST=$(hostname)
 TEST_NAME=$(basename "$0" .sh)
-# A marker in the command lines of this test's ranks, to look for stray processes.
-MARK=vbt-launcher-test-$$
+# A marker in the command lines of this test's ranks, to look for stray processes. It ends
+# with a fixed word so that test 123's marker is not a prefix of test 1234's.
+MARK=vbt-launcher-test-$$-mark
 fail=0
 
 if [ ! -x "$MPIRUN" ]; then

@@ -34,6 +34,7 @@ printf '%s\n' "$out" | grep 'InfiniBand: ' | sed 's/^.*info  /singleton: /'
 
 # verbatim-info's device section: every device, port and GID, and the choice.
 out=$(single describe)
+out0=$out
 printf '%s\n' "$out"
 dev=$(printf '%s\n' "$out" | sed -n 's/^  Verbatim would use: \([^ ]*\) port \([0-9]*\).*/\1/p')
 port=$(printf '%s\n' "$out" | sed -n 's/^  Verbatim would use: \([^ ]*\) port \([0-9]*\).*/\2/p')
@@ -71,6 +72,31 @@ expect_error "missing port" "has no port 9" VBT_IB_DEVICE="$dev:9"
 expect_error "malformed VBT_IB_DEVICE" "not valid" VBT_IB_DEVICE="$dev:x"
 [ $roce -eq 1 ] && expect_error "bad GID index" "no GID at that index" VBT_IB_GID_INDEX=99
 expect_error "eager limit out of range" "VBT_EAGER_LIMIT=.*out of range" VBT_EAGER_LIMIT=16
+
+# Settings that differ between ranks must be caught at wireup, naming the fix.
+expect_job_error() {
+    what=$1
+    pattern=$2
+    shift 2
+    out=$(timeout 120 "$MPIRUN" "$@" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+        echo "FAIL: $what: exit $rc, expected an error saying '$pattern':"
+        printf '%s\n' "$out" | tail -20
+        fail=1
+    else
+        echo "ok: $what: $(printf '%s\n' "$out" | grep -m 1 -- "$pattern" |
+            sed 's/^\[[^]]*\] [^ ]* error *//')"
+    fi
+}
+expect_job_error "eager limit differs" "VBT_EAGER_LIMIT differs between ranks" \
+    -n 1 env VBT_EAGER_LIMIT=8k "$prog" init : -n 1 env VBT_EAGER_LIMIT=16k "$prog" init
+v4=$(printf '%s\n' "$out0" | sed -n 's/^      GID\[\([0-9]*\)\] RoCE v2 .* IPv4-mapped.*/\1/p' | head -n 1)
+v6=$(printf '%s\n' "$out0" | sed -n 's/^      GID\[\([0-9]*\)\] RoCE v2 .* link-local.*/\1/p' | head -n 1)
+if [ $roce -eq 1 ] && [ -n "$v4" ] && [ -n "$v6" ]; then
+    expect_job_error "IPv4 and IPv6 GIDs mixed" "cannot route between IPv4 and IPv6" \
+        -n 1 env VBT_IB_GID_INDEX="$v4" "$prog" init : -n 1 env VBT_IB_GID_INDEX="$v6" "$prog" init
+fi
 
 # RLIMIT_MEMLOCK too small: root must also drop CAP_IPC_LOCK, which lifts the limit.
 if [ "$(id -u)" = 0 ]; then
