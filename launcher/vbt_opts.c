@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "vbt_opts.h"
+#include "vbt_string.h"
 #include "vbt_msg.h"
 
 #include <errno.h>
@@ -118,32 +119,6 @@ static void usage_error(const char *fmt, ...)
     vbt_msg_print("%s; see '%s --help'", text, vbt_msg_program());
 }
 
-static unsigned opt_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    unsigned row[32];
-
-    if (lb >= sizeof(row) / sizeof(row[0]))
-        return 1000;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (unsigned)j;
-    for (size_t i = 1; i <= la; i++) {
-        unsigned diag = row[0];
-        row[0] = (unsigned)i;
-        for (size_t j = 1; j <= lb; j++) {
-            unsigned up = row[j];
-            unsigned best = diag + (a[i - 1] != b[j - 1] && !(a[i - 1] == '_' && b[j - 1] == '-'));
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static void unknown_option(const char *arg, const char *name)
 {
     const char *best = NULL;
@@ -153,7 +128,7 @@ static void unknown_option(const char *arg, const char *name)
             unsigned d;
             if (strlen(opt_defs[i].name) < 3)
                 continue;
-            d = opt_distance(name, opt_defs[i].name);
+            d = vbt_edit_distance(name, opt_defs[i].name);
             if (d < best_d) {
                 best_d = d;
                 best = opt_defs[i].name;

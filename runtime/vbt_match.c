@@ -1,22 +1,41 @@
 #include "vbt_match.h"
 
+/* Unlink r, whose predecessor is prev (NULL at the head), from the posted queue. */
+static void posted_unlink(vbt_match_queue_t *q, vbt_request_t *prev, vbt_request_t *r)
+{
+    if (prev == NULL)
+        q->posted_head = r->next;
+    else
+        prev->next = r->next;
+    if (q->posted_tail == r)
+        q->posted_tail = prev;
+    r->next = NULL;
+}
+
 vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag)
 {
     vbt_request_t *prev = NULL;
 
     for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
-        if (!vbt_match_accepts(r->peer, r->tag, src, tag))
-            continue;
-        if (prev == NULL)
-            q->posted_head = r->next;
-        else
-            prev->next = r->next;
-        if (q->posted_tail == r)
-            q->posted_tail = prev;
-        r->next = NULL;
-        return r;
+        if (vbt_match_accepts(r->peer, r->tag, src, tag)) {
+            posted_unlink(q, prev, r);
+            return r;
+        }
     }
     return NULL;
+}
+
+int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req)
+{
+    vbt_request_t *prev = NULL;
+
+    for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
+        if (r == req) {
+            posted_unlink(q, prev, r);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, int take)
@@ -58,23 +77,4 @@ void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u)
     else
         q->unexp_head = u;
     q->unexp_tail = u;
-}
-
-int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req)
-{
-    vbt_request_t *prev = NULL;
-
-    for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
-        if (r != req)
-            continue;
-        if (prev == NULL)
-            q->posted_head = r->next;
-        else
-            prev->next = r->next;
-        if (q->posted_tail == r)
-            q->posted_tail = prev;
-        r->next = NULL;
-        return 1;
-    }
-    return 0;
 }

@@ -1,5 +1,6 @@
 #include "vbt_config.h"
 #include "vbt_log.h"
+#include "vbt_string.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -163,38 +164,12 @@ static void store(const vbt_knob_t *k, int64_t v, const char *text)
     }
 }
 
-static unsigned edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    unsigned row[64];
-    if (lb >= sizeof(row) / sizeof(row[0]))
-        return 1000;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (unsigned)j;
-    for (size_t i = 1; i <= la; i++) {
-        unsigned diag = row[0];
-        row[0] = (unsigned)i;
-        for (size_t j = 1; j <= lb; j++) {
-            unsigned up = row[j];
-            unsigned cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
-            unsigned best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *vbt_config_closest(const char *name)
 {
     const char *best = NULL;
     unsigned best_d = 4; /* farther than this is no suggestion at all */
     for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-        unsigned d = edit_distance(name, knobs[i].name);
+        unsigned d = vbt_edit_distance(name, knobs[i].name);
         if (d < best_d) {
             best_d = d;
             best = knobs[i].name;
