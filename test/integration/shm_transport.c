@@ -1,0 +1,932 @@
+/* White-box test of transport-shm under the real mpirun (all ranks on this node).
+ *
+ *   shm_transport [all]   ping-pong of every size 0..max_send between rank pairs, a
+ *                         100,000-message flood from each even rank to the next odd one (the
+ *                         receiver starts late, so the ring fills: back-pressure), all-to-all,
+ *                         blocking receives (wake-up latency, CPU while asleep), a ping-pong
+ *                         where both sides only ever sleep (a lost wake-up shows as a timeout),
+ *                         CMA reads of every peer's memory (whole, odd offsets, a hole), a
+ *                         closing exchange; every byte checked
+ *   shm_transport nocma   rank 0 runs under a seccomp filter refusing process_vm_readv (as a
+ *                         restrictive container would): its probe must say so and its CMA
+ *                         reads return VBT_ERR_UNSUPPORTED, while the rings work and the other
+ *                         ranks' CMA works
+ *   shm_transport kill-after-wireup   rank 1 SIGKILLs itself once everyone has mapped it: rank 0
+ *                         must notice in vbt_shm_block, rank 2 (if any) in vbt_shm_send
+ *   shm_transport kill-before-wireup  rank 1 SIGKILLs itself between vbt_shm_init and the fence
+ *   shm_transport kill-after-fence    rank 1 SIGKILLs itself after the fence: rank 0's wireup
+ *                         must fail saying so
+ *   shm_transport bad     2 ranks: a segment of another version (wireup refuses it), a corrupt
+ *                         cell (progress refuses it), a send to a rank that finalized
+ *   shm_transport init    init + fence + wireup + finalize (a singleton has no shm)
+ *
+ * Every rank prints "ns=<PMIx namespace>" first, so the script can look for memory left
+ * behind under that name. Exit: 0 pass, 77 skip, 1 fail. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vbt_compiler.h"
+#include "vbt_config.h"
+#include "vbt_log.h"
+#include "vbt_pmix.h"
+#include "vbt_shm.h"
+#include "vbt_shm_int.h"
+#include "vbt_shm_ring.inl"
+
+#define FLOOD_COUNT    100000
+#define ALLTOALL_COUNT 200
+#define WAKE_ITERS     20
+#define SLEEPY_COUNT   3000
+#define WAIT_SECONDS   180
+#define MAIL_SLOTS     4
+#define MAIL_BYTES     64
+#define CMA_LEN        ((4u << 20) + 123)
+
+static vbt_proc_info_t proc;
+static long *rx_count, *tx_count, *exp_count;
+static unsigned long long *rx_bytes, *tx_bytes, *exp_bytes;
+static size_t *rx_last_len;
+static long errors;
+static size_t max_send;
+static uint8_t *txbuf;
+static int spin_only; /* wait by polling alone (the ranks have a core each) */
+static int mail_mode; /* the callback keeps messages in the mailbox instead of checking them */
+static uint8_t (*mail)[MAIL_SLOTS][MAIL_BYTES];
+static int *mail_n;
+
+static inline uint8_t pattern(int src, long n, size_t i)
+{
+    return (uint8_t)(src * 31 + n * 7 + (long)i * 13 + (long)(i >> 8) * 3 + 1);
+}
+
+static void recv_cb(int src, const void *data, size_t len)
+{
+    const uint8_t *d = data;
+    long n;
+
+    if (src < 0 || src >= proc.size || src == proc.rank) {
+        fprintf(stderr, "rank %d: a message from impossible rank %d\n", proc.rank, src);
+        errors++;
+        return;
+    }
+    if (mail_mode) {
+        /* Not counted: mail is outside the numbered, patterned messages. */
+        if (mail_n[src] >= MAIL_SLOTS || len > MAIL_BYTES) {
+            fprintf(stderr, "rank %d: unexpected mail of %zu bytes from rank %d\n", proc.rank, len,
+                    src);
+            errors++;
+            return;
+        }
+        memcpy(mail[src][mail_n[src]++], data, len);
+        return;
+    }
+    n = rx_count[src]++;
+    rx_bytes[src] += len;
+    rx_last_len[src] = len;
+    for (size_t i = 0; i < len; i++) {
+        if (d[i] != pattern(src, n, i)) {
+            if (errors < 10)
+                fprintf(stderr,
+                        "rank %d: message %ld from rank %d (%zu bytes): byte %zu is 0x%02x, "
+                        "expected 0x%02x\n",
+                        proc.rank, n, src, len, i, d[i], pattern(src, n, i));
+            errors++;
+            break;
+        }
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fail(const char *what, int rc)
+{
+    fprintf(stderr, "rank %d: FAIL: %s (%d: %s)\n", proc.rank, what, rc,
+            vbt_status_string((vbt_status_t)rc));
+    vbt_pmix_abort(1, what);
+}
+
+static void barrier(void)
+{
+    vbt_status_t st = vbt_pmix_barrier();
+    if (st != VBT_OK)
+        fail("vbt_pmix_barrier", st);
+}
+
+/* Progress once; when idle, spin (a core each) or after a while sleep on the doorbell. */
+static void progress(long *idle)
+{
+    int n = vbt_shm_progress();
+    vbt_status_t st;
+
+    if (n < 0)
+        fail("vbt_shm_progress", n);
+    if (n > 0) {
+        *idle = 0;
+        return;
+    }
+    if (spin_only) {
+        /* No system call of the transport's: a yield now and then, for a shared machine. */
+        if ((++*idle & 1023) == 0)
+            sched_yield();
+        else
+            vbt_cpu_relax();
+        return;
+    }
+    if (++*idle > 200) {
+        st = vbt_shm_block(50);
+        if (st != VBT_OK)
+            fail("vbt_shm_block", st);
+    }
+}
+
+static void send_raw(int dst, const void *hdr, size_t hdr_len, const void *payload, size_t len)
+{
+    double start = now_s();
+    long idle = 0;
+    vbt_status_t st;
+
+    for (;;) {
+        st = vbt_shm_send(dst, hdr, hdr_len, payload, len);
+        if (st == VBT_OK)
+            break;
+        if (st != VBT_ERR_NO_RESOURCE)
+            fail("vbt_shm_send", st);
+        progress(&idle);
+        if (now_s() - start > WAIT_SECONDS)
+            fail("ring full for too long", VBT_ERR_TIMED_OUT);
+    }
+}
+
+static void send_msg(int dst, size_t total, size_t hdr_pref)
+{
+    long n = tx_count[dst];
+    size_t hdr_len = total < hdr_pref ? total : hdr_pref;
+
+    for (size_t i = 0; i < total; i++)
+        txbuf[i] = pattern(proc.rank, n, i);
+    send_raw(dst, txbuf, hdr_len, txbuf + hdr_len, total - hdr_len);
+    memset(txbuf, 0xee, total); /* the caller may reuse its buffers at once */
+    tx_count[dst]++;
+    tx_bytes[dst] += total;
+}
+
+static void send_mail(int dst, const void *data, size_t len)
+{
+    send_raw(dst, data, len, NULL, 0);
+}
+
+static void expect(int src, size_t len)
+{
+    exp_count[src]++;
+    exp_bytes[src] += len;
+}
+
+static void wait_for(int src, long count)
+{
+    double start = now_s();
+    long idle = 0;
+
+    while (rx_count[src] < count) {
+        progress(&idle);
+        if (now_s() - start > WAIT_SECONDS) {
+            fprintf(stderr, "rank %d: FAIL: waited %d s for message %ld from rank %d (have %ld)\n",
+                    proc.rank, WAIT_SECONDS, count, src, rx_count[src]);
+            vbt_pmix_abort(1, "timeout");
+        }
+    }
+}
+
+static void wait_mail(int src, int k)
+{
+    double start = now_s();
+    long idle = 0;
+
+    while (mail_n[src] <= k) {
+        progress(&idle);
+        if (now_s() - start > WAIT_SECONDS) {
+            fprintf(stderr, "rank %d: FAIL: waited %d s for mail %d from rank %d\n", proc.rank,
+                    WAIT_SECONDS, k, src);
+            vbt_pmix_abort(1, "timeout");
+        }
+    }
+}
+
+static void mail_begin(void)
+{
+    memset(mail_n, 0, (size_t)proc.size * sizeof(*mail_n));
+    mail_mode = 1;
+}
+
+static void check_len(int src, size_t want)
+{
+    if (rx_last_len[src] != want) {
+        fprintf(stderr, "rank %d: message from rank %d has %zu bytes, expected %zu\n", proc.rank,
+                src, rx_last_len[src], want);
+        errors++;
+    }
+}
+
+/* ---- phases ---------------------------------------------------------------------------------- */
+
+static int pingpong(void)
+{
+    int peer = proc.rank ^ 1, sizes = 0;
+
+    if (peer >= proc.size)
+        return 0;
+    for (size_t s = 0; s <= max_send; s++, sizes++) {
+        expect(peer, s);
+        if (proc.rank % 2 == 0) {
+            send_msg(peer, s, s % 65);
+            wait_for(peer, exp_count[peer]);
+            check_len(peer, s);
+        } else {
+            wait_for(peer, exp_count[peer]);
+            check_len(peer, s);
+            send_msg(peer, s, (s * 7) % 65);
+        }
+    }
+    return sizes;
+}
+
+static size_t flood_len(long k)
+{
+    return k % 10 == 0 ? (size_t)(k * 7919) % (max_send + 1) : (size_t)(k * 31) % 200;
+}
+
+/* Returns how often the sender found the ring full. */
+static uint64_t flood(void)
+{
+    int peer = proc.rank ^ 1;
+    uint64_t full0 = vbt_shm_ctx.stats.full;
+
+    if (peer >= proc.size)
+        return 0;
+    if (proc.rank % 2 == 0) {
+        for (long k = 0; k < FLOOD_COUNT; k++)
+            send_msg(peer, flood_len(k), (size_t)k % 65);
+        return vbt_shm_ctx.stats.full - full0;
+    }
+    usleep(50000); /* let the ring fill: the sender must see back-pressure */
+    for (long k = 0; k < FLOOD_COUNT; k++)
+        expect(peer, flood_len(k));
+    wait_for(peer, exp_count[peer]);
+    return 0;
+}
+
+static size_t alltoall_len(long k, int dst)
+{
+    return (size_t)(k * 37 + dst * 101) % (max_send + 1);
+}
+
+static void alltoall(void)
+{
+    for (int r = 0; r < proc.size; r++) {
+        for (long k = 0; r != proc.rank && k < ALLTOALL_COUNT; k++)
+            expect(r, alltoall_len(k, proc.rank));
+    }
+    for (long k = 0; k < ALLTOALL_COUNT; k++) {
+        for (int i = 1; i < proc.size; i++) {
+            int dst = (proc.rank + i) % proc.size;
+            send_msg(dst, alltoall_len(k, dst), (size_t)k % 65);
+        }
+    }
+    for (int i = 1; i < proc.size; i++) {
+        int src = (proc.rank + proc.size - i) % proc.size;
+        wait_for(src, exp_count[src]);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The odd rank of a pair sleeps in vbt_shm_block until the even one posts (20 ms later): how
+ * long from the post to the wake, and how much CPU the sleeper used meanwhile. */
+static void wake(void)
+{
+    int peer = proc.rank ^ 1;
+    double lat[WAKE_ITERS], wait_wall = 0, wait_cpu = 0;
+    uint64_t wakes0 = vbt_shm_ctx.stats.wakes, sleeps0 = vbt_shm_ctx.stats.sleeps;
+
+    if (peer >= proc.size)
+        return;
+    mail_begin();
+    for (int it = 0; it < WAKE_ITERS; it++) {
+        if (proc.rank % 2 == 0) {
+            double t;
+            wait_mail(peer, 0);
+            mail_n[peer] = 0;
+            usleep(20000);
+            t = now_s();
+            send_mail(peer, &t, sizeof(t));
+        } else {
+            double t0, c0, t_sent;
+            char ready = 1;
+            send_mail(peer, &ready, 1);
+            t0 = now_s();
+            c0 = cpu_s();
+            while (mail_n[peer] == 0) {
+                int n = vbt_shm_progress();
+                vbt_status_t st;
+                if (n < 0)
+                    fail("vbt_shm_progress", n);
+                if (n > 0)
+                    break;
+                st = vbt_shm_block(2000);
+                if (st != VBT_OK)
+                    fail("vbt_shm_block", st);
+                if (now_s() - t0 > WAIT_SECONDS)
+                    fail("no wake-up", VBT_ERR_TIMED_OUT);
+            }
+            lat[it] = now_s();
+            wait_wall += lat[it] - t0;
+            wait_cpu += cpu_s() - c0;
+            memcpy(&t_sent, mail[peer][0], sizeof(t_sent));
+            lat[it] -= t_sent;
+            mail_n[peer] = 0;
+        }
+    }
+    mail_mode = 0;
+    if (proc.rank % 2 == 0) {
+        uint64_t wakes = vbt_shm_ctx.stats.wakes - wakes0;
+        printf("rank %d: wake: %llu futex wakes for %d posts to a sleeping peer\n", proc.rank,
+               (unsigned long long)wakes, WAKE_ITERS);
+        if (wakes < WAKE_ITERS / 2) {
+            fprintf(stderr, "rank %d: FAIL: the sender woke its sleeping peer only %llu times\n",
+                    proc.rank, (unsigned long long)wakes);
+            errors++;
+        }
+        return;
+    }
+    qsort(lat, WAKE_ITERS, sizeof(lat[0]), cmp_double);
+    printf("rank %d: wake: post-to-wake latency median %.0f us, max %.0f us; %llu sleeps; CPU "
+           "while waiting %.1f%% of %.0f ms\n",
+           proc.rank, lat[WAKE_ITERS / 2] * 1e6, lat[WAKE_ITERS - 1] * 1e6,
+           (unsigned long long)(vbt_shm_ctx.stats.sleeps - sleeps0), 100 * wait_cpu / wait_wall,
+           wait_wall * 1e3);
+    if (lat[WAKE_ITERS / 2] > 0.005 || lat[WAKE_ITERS - 1] > 0.25 ||
+        vbt_shm_ctx.stats.sleeps - sleeps0 < WAKE_ITERS / 2 || wait_cpu > 0.1 * wait_wall) {
+        fprintf(stderr, "rank %d: FAIL: blocking receive: slow wake-up, no sleep or busy CPU\n",
+                proc.rank);
+        errors++;
+    }
+}
+
+/* Both sides of a pair wait only in vbt_shm_block (no spinning): a lost wake-up would leave a
+ * rank asleep until the timeout. None may time out. */
+static void sleepy(void)
+{
+    int peer = proc.rank ^ 1;
+    uint64_t timeouts0 = vbt_shm_ctx.stats.timeouts, sleeps0 = vbt_shm_ctx.stats.sleeps;
+    double t0 = now_s();
+
+    if (peer >= proc.size)
+        return;
+    for (long k = 0; k < SLEEPY_COUNT; k++) {
+        expect(peer, 8);
+        if (proc.rank % 2 == 0)
+            send_msg(peer, 8, 4);
+        while (rx_count[peer] < exp_count[peer]) {
+            int n = vbt_shm_progress();
+            if (n < 0)
+                fail("vbt_shm_progress", n);
+            if (n == 0) {
+                vbt_status_t st = vbt_shm_block(1000);
+                if (st != VBT_OK)
+                    fail("vbt_shm_block", st);
+            }
+            if (now_s() - t0 > WAIT_SECONDS)
+                fail("sleepy ping-pong stuck", VBT_ERR_TIMED_OUT);
+        }
+        if (proc.rank % 2 == 1)
+            send_msg(peer, 8, 4);
+    }
+    printf("rank %d: sleepy: %d round trips waiting only in vbt_shm_block in %.2f s (%.0f us "
+           "each), %llu sleeps, %llu timeouts\n",
+           proc.rank, SLEEPY_COUNT, now_s() - t0, (now_s() - t0) / SLEEPY_COUNT * 1e6,
+           (unsigned long long)(vbt_shm_ctx.stats.sleeps - sleeps0),
+           (unsigned long long)(vbt_shm_ctx.stats.timeouts - timeouts0));
+    if (vbt_shm_ctx.stats.timeouts != timeouts0) {
+        fprintf(stderr,
+                "rank %d: FAIL: vbt_shm_block timed out with a message on its way (a "
+                "lost wake-up)\n",
+                proc.rank);
+        errors++;
+    }
+}
+
+typedef struct {
+    uint64_t addr;
+    uint64_t len;
+    uint64_t hole; /* an unmapped page */
+} cma_mail_t;
+
+static int cma_check(const uint8_t *got, int src, size_t off, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (got[i] != pattern(src, 77, off + i)) {
+            fprintf(stderr, "rank %d: CMA read from rank %d: byte %zu is 0x%02x, expected 0x%02x\n",
+                    proc.rank, src, off + i, got[i], pattern(src, 77, off + i));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every rank exposes a buffer; every other rank reads it with CMA, in pieces and whole.
+ * expect_cma: 1 the reads must work, 0 they must say VBT_ERR_UNSUPPORTED. */
+static int cma(int expect_cma)
+{
+    uint8_t *buf = malloc(CMA_LEN), *got = malloc(CMA_LEN);
+    void *hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cma_mail_t m;
+    int reads = 0;
+    static const size_t pieces[][2] = {
+        {0, 1}, {4095, 1}, {4093, 4097}, {12345, 65536 + 7}, {CMA_LEN - 1, 1}, {100, 0}};
+
+    if (buf == NULL || got == NULL || hole == MAP_FAILED)
+        fail("out of memory", VBT_ERR_NO_MEMORY);
+    munmap(hole, 4096);
+    for (size_t i = 0; i < CMA_LEN; i++)
+        buf[i] = pattern(proc.rank, 77, i);
+    m = (cma_mail_t){(uintptr_t)buf, CMA_LEN, (uintptr_t)hole};
+    mail_begin();
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank)
+            send_mail(r, &m, sizeof(m));
+    }
+    for (int r = 0; r < proc.size; r++) {
+        cma_mail_t pm;
+        vbt_status_t st;
+
+        if (r == proc.rank)
+            continue;
+        wait_mail(r, 0);
+        memcpy(&pm, mail[r][0], sizeof(pm));
+        if (!expect_cma) {
+            st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.addr, 64);
+            if (st != VBT_ERR_UNSUPPORTED) {
+                fprintf(stderr, "rank %d: CMA read of rank %d: %s, expected %s\n", proc.rank, r,
+                        vbt_status_string(st), vbt_status_string(VBT_ERR_UNSUPPORTED));
+                errors++;
+            }
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+            memset(got, 0, pieces[k][1] + 1);
+            st = vbt_shm_cma_read(r, got, (uint8_t *)(uintptr_t)pm.addr + pieces[k][0],
+                                  pieces[k][1]);
+            if (st != VBT_OK || cma_check(got, r, pieces[k][0], pieces[k][1]) ||
+                got[pieces[k][1]] != 0) {
+                fprintf(stderr, "rank %d: CMA read of %zu bytes at %zu from rank %d: %s\n",
+                        proc.rank, pieces[k][1], pieces[k][0], r, vbt_status_string(st));
+                errors++;
+            }
+            reads++;
+        }
+        memset(got, 0, CMA_LEN);
+        st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.addr, pm.len);
+        if (st != VBT_OK || cma_check(got, r, 0, pm.len)) {
+            fprintf(stderr, "rank %d: CMA read of the whole %llu bytes of rank %d: %s\n", proc.rank,
+                    (unsigned long long)pm.len, r, vbt_status_string(st));
+            errors++;
+        }
+        reads++;
+        /* A hole in the peer's address space is an error, not a crash. */
+        st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.hole, 4096);
+        if (st != VBT_ERR_INVALID_PARAM) {
+            fprintf(stderr, "rank %d: CMA read of an unmapped page of rank %d: %s, expected %s\n",
+                    proc.rank, r, vbt_status_string(st), vbt_status_string(VBT_ERR_INVALID_PARAM));
+            errors++;
+        }
+    }
+    /* Keep the buffer until every peer has read it. */
+    for (int r = 0; r < proc.size; r++) {
+        char done = 1;
+        if (r != proc.rank)
+            send_mail(r, &done, 1);
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank)
+            wait_mail(r, 1);
+    }
+    mail_mode = 0;
+    free(buf);
+    free(got);
+    return reads;
+}
+
+/* A zero-byte message to everyone, then one from everyone; then compare the totals. */
+static void closing(void)
+{
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank) {
+            expect(r, 0);
+            send_msg(r, 0, 0);
+        }
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank)
+            wait_for(r, exp_count[r]);
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (rx_count[r] != exp_count[r] || rx_bytes[r] != exp_bytes[r]) {
+            fprintf(stderr, "rank %d: from rank %d: %ld messages, %llu bytes; expected %ld, %llu\n",
+                    proc.rank, r, rx_count[r], rx_bytes[r], exp_count[r], exp_bytes[r]);
+            errors++;
+        }
+    }
+}
+
+/* ---- what the system shows ------------------------------------------------------------------- */
+
+/* Lines of /proc/self/maps naming our memfd segments. */
+static int count_segment_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, "/memfd:vbt-shm.") != NULL;
+    fclose(f);
+    return n;
+}
+
+/* Entries of /dev/shm whose name mentions vbt. */
+static int count_dev_shm(void)
+{
+    FILE *f = popen("ls -a /dev/shm 2>/dev/null | grep -ci vbt", "r");
+    int n = -1;
+
+    if (f == NULL)
+        return -1;
+    if (fscanf(f, "%d", &n) != 1)
+        n = -1;
+    pclose(f);
+    return n;
+}
+
+/* Make process_vm_readv fail with EPERM in this process, as a container's seccomp policy does. */
+static int refuse_cma(void)
+{
+#if defined(__x86_64__)
+    const unsigned arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const unsigned arch = AUDIT_ARCH_AARCH64;
+#else
+    const unsigned arch = 0;
+#endif
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof(filter) / sizeof(filter[0]), filter};
+
+    if (arch == 0)
+        return -1;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+        perror("seccomp");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- modes ----------------------------------------------------------------------------------- */
+
+static int mode_all(void)
+{
+    double t0;
+    int sizes, reads;
+    uint64_t wakes0, full;
+    long rx = 0, tx = 0;
+    long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    t0 = now_s();
+    spin_only = proc.size <= ncores; /* a core each: the steady state must make no syscall */
+    wakes0 = vbt_shm_ctx.stats.wakes;
+    sizes = pingpong();
+    printf("rank %d: pingpong: %d sizes 0..%zu in %.2f s (%s, %llu futex wakes)\n", proc.rank,
+           sizes, max_send, now_s() - t0, spin_only ? "polling" : "polling, then sleeping",
+           (unsigned long long)(vbt_shm_ctx.stats.wakes - wakes0));
+    if (spin_only && vbt_shm_ctx.stats.wakes != wakes0) {
+        fprintf(stderr, "rank %d: FAIL: sends woke a receiver that never slept\n", proc.rank);
+        errors++;
+    }
+    spin_only = 0;
+    barrier();
+
+    t0 = now_s();
+    full = flood();
+    if (proc.rank % 2 == 0 && (proc.rank ^ 1) < proc.size) {
+        printf("rank %d: flood: %d messages in %.2f s, the ring was full %llu times\n", proc.rank,
+               FLOOD_COUNT, now_s() - t0, (unsigned long long)full);
+        if (full == 0) {
+            fprintf(stderr, "rank %d: FAIL: the flood never filled the ring\n", proc.rank);
+            errors++;
+        }
+    }
+    barrier();
+
+    t0 = now_s();
+    alltoall();
+    printf("rank %d: alltoall: %d messages to each of %d peers in %.2f s\n", proc.rank,
+           ALLTOALL_COUNT, proc.size - 1, now_s() - t0);
+    barrier();
+
+    wake();
+    barrier();
+    sleepy();
+    barrier();
+
+    t0 = now_s();
+    reads = cma(vbt_shm_cma_available());
+    printf("rank %d: cma: %s, %d reads checked in %.2f s\n", proc.rank,
+           vbt_shm_cma_available() ? "available" : "NOT available (reads refused as expected)",
+           reads, now_s() - t0);
+    barrier();
+
+    closing();
+    for (int r = 0; r < proc.size; r++) {
+        rx += rx_count[r];
+        tx += tx_count[r];
+    }
+    printf("rank %d: shm_transport %s: sent %ld, received %ld messages, %ld errors; %llu ring "
+           "full, %llu wakes, %llu sleeps, %llu timeouts\n",
+           proc.rank, errors ? "FAILED" : "OK", tx, rx, errors,
+           (unsigned long long)vbt_shm_ctx.stats.full, (unsigned long long)vbt_shm_ctx.stats.wakes,
+           (unsigned long long)vbt_shm_ctx.stats.sleeps,
+           (unsigned long long)vbt_shm_ctx.stats.timeouts);
+    return errors != 0;
+}
+
+static int mode_nocma(void)
+{
+    int want = proc.rank != 0;
+
+    if (vbt_shm_cma_available() != want) {
+        fprintf(stderr, "rank %d: FAIL: vbt_shm_cma_available() is %d, expected %d\n", proc.rank,
+                vbt_shm_cma_available(), want);
+        errors++;
+    }
+    /* Rank 0 can read nobody; the others can read each other and rank 0. */
+    cma(want);
+    barrier();
+    alltoall();
+    closing();
+    printf("rank %d: nocma %s: CMA %s, rings work, %ld errors\n", proc.rank,
+           errors ? "FAILED" : "OK", vbt_shm_cma_available() ? "available" : "refused", errors);
+    return errors != 0;
+}
+
+/* Rank 1 dies once everyone mapped it. Rank 0 must notice while asleep in vbt_shm_block, rank 2
+ * while sending into its full ring. Neither may hang. */
+static int mode_kill_after_wireup(void)
+{
+    double t0;
+    vbt_status_t st = VBT_OK;
+
+    printf("rank %d: %d segments mapped (memfd), %d vbt entries in /dev/shm\n", proc.rank,
+           count_segment_maps(), count_dev_shm());
+    barrier();
+    if (proc.rank == 1) {
+        usleep(300000); /* rank 0 is asleep by then, rank 2's ring to us full */
+        raise(SIGKILL);
+    }
+    t0 = now_s();
+    if (proc.rank == 0) {
+        while (now_s() - t0 < 10) {
+            st = vbt_shm_block(5000);
+            if (st != VBT_OK)
+                break;
+            vbt_shm_progress();
+        }
+        printf("rank 0: kill-after-wireup: vbt_shm_block said %s after %.2f s\n",
+               vbt_status_string(st), now_s() - t0);
+        st = vbt_shm_send(1, "x", 1, NULL, 0);
+        printf("rank 0: kill-after-wireup: then vbt_shm_send said %s\n", vbt_status_string(st));
+    } else if (proc.rank == 2) {
+        long sent = 0;
+        while (now_s() - t0 < 10) {
+            st = vbt_shm_send(1, "x", 1, NULL, 0);
+            if (st == VBT_OK)
+                sent++;
+            else if (st != VBT_ERR_NO_RESOURCE)
+                break;
+        }
+        printf("rank 2: kill-after-wireup: vbt_shm_send said %s after %ld messages, %.2f s\n",
+               vbt_status_string(st), sent, now_s() - t0);
+    }
+    fflush(stdout);
+    /* The launcher ends the job because rank 1 died: do not wait in the final fence. */
+    vbt_shm_finalize();
+    _exit(st == VBT_ERR_PEER_FAILED ? 0 : 1);
+}
+
+/* 2 ranks. Rank 1's segment claims another version: rank 0's wireup must refuse it. Rank 1 then
+ * writes a cell longer than a cell into its ring to rank 0: rank 0's progress must refuse it.
+ * Then rank 0 finalizes its transport: rank 1's next send must fail, saying so. */
+static int mode_bad(int wireup_status)
+{
+    vbt_status_t st;
+    int rc = 0;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "bad: needs exactly 2 ranks\n");
+        return 1;
+    }
+    if (proc.rank == 0) {
+        double t0 = now_s();
+        int n = 0;
+        printf("rank 0: bad: wireup said %s, rank 1 %s\n",
+               vbt_status_string((vbt_status_t)wireup_status),
+               vbt_shm_is_local(1) ? "reachable" : "not reachable");
+        rc |= wireup_status != VBT_ERR_INVALID_PARAM || vbt_shm_is_local(1);
+        barrier(); /* rank 1 wrote the corrupt cell */
+        while (n == 0 && now_s() - t0 < 30)
+            n = vbt_shm_progress();
+        printf("rank 0: bad: progress said %s\n",
+               n < 0 ? vbt_status_string((vbt_status_t)n) : "ok");
+        rc |= n != VBT_ERR_PEER_FAILED;
+        n = vbt_shm_progress();
+        rc |= n != 0; /* that ring is no longer read */
+        vbt_shm_finalize();
+        barrier();
+        barrier();
+        return rc;
+    }
+    if (wireup_status != VBT_OK || !vbt_shm_is_local(0)) {
+        fprintf(stderr, "rank 1: bad: wireup said %s\n", vbt_status_string(wireup_status));
+        return 1;
+    }
+    {
+        vbt_shm_producer_t *tx = &vbt_shm_ctx.tx_peer[0]->tx;
+        vbt_shm_cell_t *cell = vbt_shm_ring_reserve(tx);
+        cell->len = VBT_SHM_CELL_DATA + 1;
+        vbt_shm_ring_commit(tx, cell);
+    }
+    barrier();
+    barrier(); /* rank 0 finalized its transport */
+    st = vbt_shm_send(0, "x", 1, NULL, 0);
+    printf("rank 1: bad: send to a finalized rank said %s\n", vbt_status_string(st));
+    rc |= st != VBT_ERR_PEER_FAILED;
+    barrier();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "all";
+    const char *ns = getenv("PMIX_NAMESPACE");
+    vbt_status_t st;
+    int rc = 0;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (vbt_config_load() != VBT_OK)
+        return 1;
+    st = vbt_pmix_init(&proc);
+    if (st != VBT_OK)
+        fail("vbt_pmix_init", st);
+    vbt_log_set_identity("shm_transport", proc.rank);
+    printf("rank %d: ns=%s\n", proc.rank, ns != NULL ? ns : "");
+
+    if (strcmp(mode, "nocma") == 0 && proc.rank == 0 && refuse_cma() != 0) {
+        printf("SKIP: cannot install a seccomp filter here\n");
+        vbt_pmix_abort(77, "skip");
+    }
+
+    /* The launcher ends the job when rank 1 dies: SIGTERM at once, SIGKILL 2 s later. The
+     * survivors need a moment to report what they saw. */
+    if (strncmp(mode, "kill-", 5) == 0 && proc.rank != 1)
+        signal(SIGTERM, SIG_IGN);
+    st = vbt_shm_init(&proc, recv_cb);
+    if (st != VBT_OK)
+        fail("vbt_shm_init", st);
+    if (strcmp(mode, "kill-before-wireup") == 0 && proc.rank == 1)
+        raise(SIGKILL);
+    if (strcmp(mode, "bad") == 0 && proc.rank == 1)
+        vbt_shm_ctx.hdr->version = 99; /* published, and nobody maps it before the fence */
+    st = vbt_modex_fence();
+    if (st != VBT_OK)
+        fail("vbt_modex_fence", st);
+    if (strcmp(mode, "kill-after-fence") == 0) {
+        if (proc.rank == 1)
+            raise(SIGKILL);
+        usleep(300000);
+        st = vbt_shm_wireup();
+        printf("rank %d: kill-after-fence: vbt_shm_wireup said %s\n", proc.rank,
+               vbt_status_string(st));
+        fflush(stdout);
+        vbt_shm_finalize();
+        _exit(st == VBT_ERR_PEER_FAILED ? 0 : 1);
+    }
+    st = vbt_shm_wireup();
+    if (strcmp(mode, "bad") == 0) {
+        rc = mode_bad(st);
+        vbt_shm_finalize();
+        if (vbt_pmix_finalize() != VBT_OK)
+            rc = 1;
+        printf("rank %d: bad %s\n", proc.rank, rc ? "FAILED" : "OK");
+        return rc;
+    }
+    if (st != VBT_OK)
+        fail("vbt_shm_wireup", st);
+
+    max_send = vbt_shm_max_send();
+    rx_count = calloc((size_t)proc.size, sizeof(*rx_count));
+    tx_count = calloc((size_t)proc.size, sizeof(*tx_count));
+    exp_count = calloc((size_t)proc.size, sizeof(*exp_count));
+    rx_bytes = calloc((size_t)proc.size, sizeof(*rx_bytes));
+    tx_bytes = calloc((size_t)proc.size, sizeof(*tx_bytes));
+    exp_bytes = calloc((size_t)proc.size, sizeof(*exp_bytes));
+    rx_last_len = calloc((size_t)proc.size, sizeof(*rx_last_len));
+    mail = calloc((size_t)proc.size, sizeof(*mail));
+    mail_n = calloc((size_t)proc.size, sizeof(*mail_n));
+    txbuf = malloc(max_send + 1);
+    if (!rx_count || !tx_count || !exp_count || !rx_bytes || !tx_bytes || !exp_bytes ||
+        !rx_last_len || !mail || !mail_n || !txbuf)
+        fail("out of memory", VBT_ERR_NO_MEMORY);
+
+    for (int r = 0; r < proc.size; r++) {
+        if (vbt_shm_is_local(r) != (r != proc.rank && proc.local_size > 1)) {
+            fprintf(stderr, "rank %d: vbt_shm_is_local(%d) is %d\n", proc.rank, r,
+                    vbt_shm_is_local(r));
+            errors++;
+        }
+    }
+    if (proc.rank == 0)
+        printf("shm_transport: %d ranks, %d on this node, max_send %zu, %u cells per ring, CMA "
+               "%s\n",
+               proc.size, proc.local_size, max_send, VBT_SHM_RING_DEPTH,
+               vbt_shm_cma_available() ? "available" : "not available");
+    if (proc.local_size > 1 && count_segment_maps() != proc.local_size) {
+        fprintf(stderr, "rank %d: %d segment mappings, expected %d\n", proc.rank,
+                count_segment_maps(), proc.local_size);
+        errors++;
+    }
+
+    if (strcmp(mode, "init") == 0) {
+        printf("rank %d: init %s: %d local ranks\n", proc.rank, errors ? "FAILED" : "OK",
+               proc.local_size);
+        rc = errors != 0;
+    } else if (strcmp(mode, "all") == 0) {
+        if (proc.local_size != proc.size) {
+            printf("SKIP: all ranks must share this node\n");
+            rc = 77;
+        } else {
+            rc = mode_all();
+        }
+    } else if (strcmp(mode, "nocma") == 0) {
+        rc = mode_nocma();
+    } else if (strcmp(mode, "kill-after-wireup") == 0) {
+        rc = mode_kill_after_wireup();
+    } else {
+        fprintf(stderr, "shm_transport: unknown mode '%s'\n", mode);
+        rc = 1;
+    }
+
+    vbt_shm_finalize();
+    st = vbt_pmix_finalize();
+    if (st != VBT_OK && rc == 0)
+        rc = 1;
+    return rc;
+}

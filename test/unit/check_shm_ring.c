@@ -1,0 +1,464 @@
+/* The shared-memory ring (transport-shm/vbt_shm_ring.*): empty and full, every cell size, wrap
+ * of the cell index and of the 64-bit counters, the consumer's checks against a corrupt
+ * producer, the producer's request for room, and two-thread producer/consumer stresses with
+ * every byte checked (one of them for lost room notifications). */
+#include <check.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vbt_shm_ring.inl"
+
+#define DEPTH 8
+
+typedef struct {
+    vbt_shm_ring_ctrl_t *ctrl;
+    vbt_shm_cell_t *cells;
+    vbt_shm_producer_t p;
+    vbt_shm_consumer_t c;
+} ring_t;
+
+static void ring_setup(ring_t *r, uint32_t depth, uint64_t start)
+{
+    r->ctrl = aligned_alloc(VBT_SHM_CACHE_LINE, sizeof(*r->ctrl));
+    r->cells = aligned_alloc(4096, vbt_shm_ring_cells_bytes(depth));
+    ck_assert_ptr_nonnull(r->ctrl);
+    ck_assert_ptr_nonnull(r->cells);
+    /* A fresh segment is zero; other starts get their sequence words from the format. */
+    memset(r->cells, start == 0 ? 0 : 0xa5, vbt_shm_ring_cells_bytes(depth));
+    vbt_shm_ring_format(r->ctrl, r->cells, depth, start);
+    vbt_shm_producer_attach(&r->p, r->ctrl, r->cells, depth);
+    vbt_shm_consumer_attach(&r->c, r->ctrl, r->cells, depth);
+}
+
+static void ring_teardown(ring_t *r)
+{
+    free(r->ctrl);
+    free(r->cells);
+}
+
+static inline uint8_t pattern(uint64_t n, size_t i)
+{
+    return (uint8_t)(n * 7 + i * 13 + (i >> 8) * 3 + 1);
+}
+
+/* Message n: its length, and how much of it goes as the "header" argument. */
+static size_t msg_len(uint64_t n)
+{
+    return n % 5 == 0 ? (size_t)(n * 7919) % (VBT_SHM_CELL_DATA + 1) : (size_t)(n * 31) % 200;
+}
+
+static vbt_status_t push_msg(vbt_shm_producer_t *p, uint64_t n, uint8_t *buf)
+{
+    size_t len = msg_len(n), hdr_len = len < 40 ? len : (size_t)(n % 41);
+
+    for (size_t i = 0; i < len; i++)
+        buf[i] = pattern(n, i);
+    return vbt_shm_ring_push(p, buf, hdr_len, buf + hdr_len, len - hdr_len);
+}
+
+/* Pop one message and check it is message n, byte for byte. 0 when the ring is empty. */
+static int pop_check(vbt_shm_consumer_t *c, uint64_t n, long *errors)
+{
+    const vbt_shm_cell_t *cell = vbt_shm_ring_peek(c);
+    int64_t len;
+
+    if (cell == NULL)
+        return 0;
+    len = vbt_shm_ring_check(cell);
+    if (len != (int64_t)msg_len(n)) {
+        (*errors)++;
+    } else {
+        for (int64_t i = 0; i < len; i++) {
+            if (cell->data[i] != pattern(n, (size_t)i)) {
+                (*errors)++;
+                break;
+            }
+        }
+    }
+    vbt_shm_ring_release(c);
+    return 1;
+}
+
+START_TEST(test_layout)
+{
+    /* seq, len and the first 56 bytes of data share a line; cells are whole lines. */
+    ck_assert_uint_eq(offsetof(vbt_shm_cell_t, data), 8);
+    ck_assert_uint_eq(sizeof(vbt_shm_cell_t), VBT_SHM_CELL_DATA + VBT_SHM_CACHE_LINE);
+    ck_assert_uint_eq(_Alignof(vbt_shm_cell_t), VBT_SHM_CACHE_LINE);
+    ck_assert_uint_eq(offsetof(vbt_shm_ring_ctrl_t, waiting) - offsetof(vbt_shm_ring_ctrl_t, head),
+                      VBT_SHM_CACHE_LINE);
+    ck_assert_uint_eq(vbt_shm_ring_cells_bytes(32), 32 * sizeof(vbt_shm_cell_t));
+}
+END_TEST
+
+START_TEST(test_empty_full)
+{
+    ring_t r;
+    uint8_t buf[VBT_SHM_CELL_DATA];
+    long errors = 0;
+
+    ring_setup(&r, DEPTH, 0);
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    for (uint64_t n = 0; n < DEPTH; n++)
+        ck_assert_int_eq(push_msg(&r.p, n, buf), VBT_OK);
+    /* Full: refused, and nothing was written over the oldest cell. */
+    ck_assert_int_eq(push_msg(&r.p, DEPTH, buf), VBT_ERR_NO_RESOURCE);
+    ck_assert_ptr_null(vbt_shm_ring_reserve(&r.p));
+    ck_assert_uint_eq(vbt_shm_ring_pending(&r.c), DEPTH);
+    ck_assert_int_eq(pop_check(&r.c, 0, &errors), 1);
+    /* One slot free again. */
+    ck_assert_int_eq(push_msg(&r.p, DEPTH, buf), VBT_OK);
+    ck_assert_int_eq(push_msg(&r.p, DEPTH + 1, buf), VBT_ERR_NO_RESOURCE);
+    for (uint64_t n = 1; n <= DEPTH; n++)
+        ck_assert_int_eq(pop_check(&r.c, n, &errors), 1);
+    ck_assert_int_eq(pop_check(&r.c, DEPTH + 1, &errors), 0);
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    ck_assert_uint_eq(vbt_shm_ring_pending(&r.c), 0);
+    ck_assert_int_eq(errors, 0);
+    ring_teardown(&r);
+}
+END_TEST
+
+START_TEST(test_every_size)
+{
+    ring_t r;
+    static uint8_t hdr[VBT_SHM_CELL_DATA + 1], payload[VBT_SHM_CELL_DATA + 1];
+
+    ring_setup(&r, DEPTH, 0);
+    for (size_t i = 0; i <= VBT_SHM_CELL_DATA; i++) {
+        hdr[i] = (uint8_t)(i * 3 + 1);
+        payload[i] = (uint8_t)(i * 5 + 2);
+    }
+    for (size_t len = 0; len <= VBT_SHM_CELL_DATA; len++) {
+        size_t h = len % 65 < len ? len % 65 : len;
+        const vbt_shm_cell_t *cell;
+
+        ck_assert_int_eq(vbt_shm_ring_push(&r.p, hdr, h, payload, len - h), VBT_OK);
+        cell = vbt_shm_ring_peek(&r.c);
+        ck_assert_ptr_nonnull(cell);
+        ck_assert_int_eq(vbt_shm_ring_check(cell), (int64_t)len);
+        ck_assert(memcmp(cell->data, hdr, h) == 0);
+        ck_assert(memcmp(cell->data + h, payload, len - h) == 0);
+        vbt_shm_ring_release(&r.c);
+    }
+    /* One byte too many, either way it is split: refused, nothing written. */
+    ck_assert_int_eq(vbt_shm_ring_push(&r.p, hdr, 0, payload, VBT_SHM_CELL_DATA + 1),
+                     VBT_ERR_INVALID_PARAM);
+    ck_assert_int_eq(vbt_shm_ring_push(&r.p, hdr, VBT_SHM_CELL_DATA + 1, payload, 0),
+                     VBT_ERR_INVALID_PARAM);
+    ck_assert_int_eq(vbt_shm_ring_push(&r.p, hdr, 64, payload, VBT_SHM_CELL_DATA - 63),
+                     VBT_ERR_INVALID_PARAM);
+    ck_assert_int_eq(vbt_shm_ring_push(&r.p, hdr, 1, payload, SIZE_MAX), VBT_ERR_INVALID_PARAM);
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    ring_teardown(&r);
+}
+END_TEST
+
+/* Messages in bursts of 1..DEPTH, drained in other bursts: the cell index wraps many times. */
+static void wrap_from(uint64_t start)
+{
+    ring_t r;
+    uint8_t buf[VBT_SHM_CELL_DATA];
+    uint64_t sent = 0, got = 0;
+    long errors = 0;
+
+    ring_setup(&r, DEPTH, start);
+    for (int round = 0; round < 200; round++) {
+        int burst = 1 + round % DEPTH, drain = 1 + (round * 5) % DEPTH;
+        for (int k = 0; k < burst; k++) {
+            vbt_status_t st = push_msg(&r.p, sent, buf);
+            if (st == VBT_ERR_NO_RESOURCE) {
+                ck_assert_uint_eq(sent - got, DEPTH);
+                break;
+            }
+            ck_assert_int_eq(st, VBT_OK);
+            sent++;
+        }
+        for (int k = 0; k < drain && pop_check(&r.c, got, &errors); k++)
+            got++;
+        ck_assert_uint_eq(vbt_shm_ring_pending(&r.c), sent - got);
+        ck_assert_uint_eq(r.p.tail - r.ctrl->head, sent - got);
+    }
+    while (pop_check(&r.c, got, &errors))
+        got++;
+    ck_assert_uint_eq(got, sent);
+    ck_assert_uint_gt(sent, 20 * DEPTH);
+    ck_assert_int_eq(errors, 0);
+    ring_teardown(&r);
+}
+
+START_TEST(test_wraparound)
+{
+    wrap_from(0);
+}
+END_TEST
+
+/* The counters are modular: starting just below 2^32 (the cell's seq field) and 2^64. */
+START_TEST(test_counter_wrap)
+{
+    wrap_from(UINT32_MAX - 37);
+    wrap_from(UINT64_MAX - 37);
+}
+END_TEST
+
+/* A corrupt producer: a length past the cell is refused instead of read out of bounds; a
+ * cell whose sequence word is not exactly the next position's (garbage, or the previous lap's
+ * message) is not a message. */
+START_TEST(test_corrupt)
+{
+    ring_t r;
+    uint8_t buf[16] = {0};
+    const vbt_shm_cell_t *cell;
+
+    ring_setup(&r, DEPTH, 0);
+    ck_assert_int_eq(vbt_shm_ring_push(&r.p, buf, 0, buf, 16), VBT_OK);
+    cell = vbt_shm_ring_peek(&r.c);
+    ck_assert_ptr_eq(cell, &r.cells[0]);
+    ck_assert_int_eq(vbt_shm_ring_check(cell), 16);
+    r.cells[0].len = VBT_SHM_CELL_DATA + 1;
+    ck_assert_int_eq(vbt_shm_ring_check(cell), -1);
+    r.cells[0].len = UINT32_MAX;
+    ck_assert_int_eq(vbt_shm_ring_check(cell), -1);
+    r.cells[0].len = VBT_SHM_CELL_DATA;
+    ck_assert_int_eq(vbt_shm_ring_check(cell), VBT_SHM_CELL_DATA);
+
+    atomic_store(&r.cells[0].seq, 2); /* garbage */
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    atomic_store(&r.cells[0].seq, 1);
+    ck_assert_ptr_nonnull(vbt_shm_ring_peek(&r.c));
+    vbt_shm_ring_release(&r.c);
+    /* Position DEPTH uses cell 0 again, which still holds position 0's message (seq 1). */
+    for (uint64_t n = 1; n < DEPTH; n++) {
+        ck_assert_int_eq(vbt_shm_ring_push(&r.p, buf, 0, buf, 1), VBT_OK);
+        ck_assert_ptr_nonnull(vbt_shm_ring_peek(&r.c));
+        vbt_shm_ring_release(&r.c);
+    }
+    ck_assert_uint_eq(r.c.head, DEPTH);
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    ck_assert_uint_eq(vbt_shm_ring_pending(&r.c), 0);
+    ring_teardown(&r);
+}
+END_TEST
+
+/* A producer that finds the ring full asks to be told about room; the consumer that frees a
+ * cell takes the request (once); a producer that finds room itself withdraws it. */
+START_TEST(test_space_request)
+{
+    ring_t r;
+    uint8_t buf[VBT_SHM_CELL_DATA];
+    long errors = 0;
+
+    ring_setup(&r, DEPTH, 0);
+    for (uint64_t n = 0; n < DEPTH; n++)
+        ck_assert_int_eq(push_msg(&r.p, n, buf), VBT_OK);
+    ck_assert_int_eq(vbt_shm_ring_take_waiter(&r.c), 0);
+    ck_assert_int_eq(vbt_shm_ring_want_space(&r.p), 0);
+    ck_assert_uint_eq(r.ctrl->waiting, 1);
+    ck_assert_int_eq(vbt_shm_ring_want_space(&r.p), 0); /* asking twice is one request */
+    ck_assert_int_eq(pop_check(&r.c, 0, &errors), 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    ck_assert_int_eq(vbt_shm_ring_take_waiter(&r.c), 1);
+    ck_assert_int_eq(vbt_shm_ring_take_waiter(&r.c), 0);
+    ck_assert_int_eq(vbt_shm_ring_has_space(&r.p), 1);
+    ck_assert_int_eq(push_msg(&r.p, DEPTH, buf), VBT_OK);
+
+    /* Full again; the consumer frees a cell before the producer asks: the producer's second
+     * look finds it, and it withdraws the request nobody has to answer. */
+    ck_assert_ptr_null(vbt_shm_ring_reserve(&r.p));
+    ck_assert_int_eq(pop_check(&r.c, 1, &errors), 1);
+    ck_assert_int_eq(vbt_shm_ring_want_space(&r.p), 1);
+    vbt_shm_ring_withdraw(&r.p);
+    ck_assert_int_eq(vbt_shm_ring_take_waiter(&r.c), 0);
+    ck_assert_int_eq(errors, 0);
+    ring_teardown(&r);
+}
+END_TEST
+
+/* ---- two threads ----------------------------------------------------------------------------- */
+
+#define STRESS_COUNT 200000
+
+typedef struct {
+    ring_t *r;
+    uint64_t count;
+    long errors;
+    uint64_t full;
+} stress_arg_t;
+
+static void *producer_main(void *arg)
+{
+    stress_arg_t *a = arg;
+    static uint8_t buf[VBT_SHM_CELL_DATA];
+
+    for (uint64_t n = 0; n < a->count;) {
+        vbt_status_t st;
+        /* Alternate: flat out (the ring stays full, the producer waits for cells), then slowly
+         * (the ring stays empty and the consumer reads each cell right after its commit, where
+         * a cell published before it is written would show). */
+        if ((n >> 11) & 1) {
+            for (int k = 0; k < 200; k++)
+                vbt_cpu_relax();
+        }
+        st = push_msg(&a->r->p, n, buf);
+        if (st == VBT_OK) {
+            n++;
+        } else {
+            if (st != VBT_ERR_NO_RESOURCE)
+                a->errors++;
+            a->full++;
+            if ((a->full & 63) == 0)
+                sched_yield(); /* two cores, shared with others: let the consumer run */
+        }
+    }
+    return NULL;
+}
+
+static void *consumer_main(void *arg)
+{
+    stress_arg_t *a = arg;
+    uint64_t empty = 0;
+
+    for (uint64_t n = 0; n < a->count;) {
+        if (pop_check(&a->r->c, n, &a->errors))
+            n++;
+        else if ((++empty & 63) == 0)
+            sched_yield();
+    }
+    return NULL;
+}
+
+/* The room protocol between threads: a producer that asked for room waits for a bell the
+ * consumer rings when it takes the request (the transport's futex doorbell, minus the futex).
+ * A request lost between the producer's last look and the consumer's release would leave the
+ * producer waiting for ever: it gives up after 2 s and counts a lost wake-up. */
+typedef struct {
+    ring_t *r;
+    uint64_t count;
+    _Atomic uint64_t bell;
+    long lost;
+    uint64_t waits;
+    long errors;
+} room_arg_t;
+
+static void *room_producer(void *arg)
+{
+    room_arg_t *a = arg;
+    static uint8_t buf[VBT_SHM_CELL_DATA];
+
+    for (uint64_t n = 0; n < a->count;) {
+        uint64_t bell = atomic_load_explicit(&a->bell, memory_order_acquire);
+        vbt_status_t st = push_msg(&a->r->p, n, buf);
+        struct timespec t0, t;
+
+        if (st == VBT_OK) {
+            n++;
+            continue;
+        }
+        if (vbt_shm_ring_want_space(&a->r->p))
+            continue;
+        a->waits++;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (atomic_load_explicit(&a->bell, memory_order_acquire) == bell) {
+            sched_yield(); /* two cores shared with other work: let the consumer run */
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > 2) {
+                a->lost++;
+                break;
+            }
+        }
+    }
+    return NULL;
+}
+
+static void *room_consumer(void *arg)
+{
+    room_arg_t *a = arg;
+    unsigned empty = 0;
+
+    for (uint64_t n = 0; n < a->count;) {
+        int got = 0;
+        /* Drain in bursts of 1..7: the ring goes full and empty often. */
+        for (uint64_t k = 0; k < 1 + n % 7 && pop_check(&a->r->c, n, &a->errors); k++, n++)
+            got++;
+        if (got > 0) {
+            atomic_thread_fence(memory_order_seq_cst);
+            if (vbt_shm_ring_take_waiter(&a->r->c))
+                atomic_fetch_add_explicit(&a->bell, 1, memory_order_release);
+        } else if ((++empty & 15) == 0) {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+START_TEST(test_room_threads)
+{
+    ring_t r;
+    room_arg_t a = {.count = 200000};
+    pthread_t pt, ct;
+
+    ring_setup(&r, DEPTH, 0);
+    a.r = &r;
+    atomic_init(&a.bell, 0);
+    ck_assert_int_eq(pthread_create(&ct, NULL, room_consumer, &a), 0);
+    ck_assert_int_eq(pthread_create(&pt, NULL, room_producer, &a), 0);
+    pthread_join(pt, NULL);
+    pthread_join(ct, NULL);
+    ck_assert_int_eq(a.errors, 0);
+    ck_assert_int_eq(a.lost, 0);
+    ck_assert_uint_gt(a.waits, 0);
+    ring_teardown(&r);
+}
+END_TEST
+
+START_TEST(test_two_threads)
+{
+    ring_t r;
+    stress_arg_t pa = {.count = STRESS_COUNT}, ca = {.count = STRESS_COUNT};
+    pthread_t pt, ct;
+
+    ring_setup(&r, 32, UINT64_MAX - 1000); /* the counters wrap during the run too */
+    pa.r = ca.r = &r;
+    ck_assert_int_eq(pthread_create(&ct, NULL, consumer_main, &ca), 0);
+    ck_assert_int_eq(pthread_create(&pt, NULL, producer_main, &pa), 0);
+    pthread_join(pt, NULL);
+    pthread_join(ct, NULL);
+    ck_assert_int_eq(pa.errors, 0);
+    ck_assert_int_eq(ca.errors, 0);
+    ck_assert_ptr_null(vbt_shm_ring_peek(&r.c));
+    ck_assert_uint_eq(r.p.tail, UINT64_MAX - 1000 + STRESS_COUNT);
+    ck_assert_uint_eq(r.ctrl->head, UINT64_MAX - 1000 + STRESS_COUNT);
+    ring_teardown(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shm_ring");
+    TCase *logic = tcase_create("logic");
+    TCase *threads = tcase_create("threads");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(logic, test_layout);
+    tcase_add_test(logic, test_empty_full);
+    tcase_add_test(logic, test_every_size);
+    tcase_add_test(logic, test_wraparound);
+    tcase_add_test(logic, test_counter_wrap);
+    tcase_add_test(logic, test_corrupt);
+    tcase_add_test(logic, test_space_request);
+    tcase_add_test(threads, test_two_threads);
+    tcase_add_test(threads, test_room_threads);
+    tcase_set_timeout(threads, 120);
+    suite_add_tcase(s, logic);
+    suite_add_tcase(s, threads);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,90 @@
+/* The on-node shared-memory transport as the runtime sees it: the same shape as vbt_ib.h, so
+ * the runtime can pick ib or shm per peer. Eager messages are copied into a cell of a lock-free
+ * single-producer single-consumer ring in the receiver's shared memory and copied out by the
+ * receiver's callback; large messages can be read straight from the sender's memory with one
+ * copy (CMA, process_vm_readv) where the kernel permits it.
+ *
+ * Call order: vbt_shm_init, the caller's vbt_modex_fence, vbt_shm_wireup, then any number of
+ * vbt_shm_send / vbt_shm_progress / vbt_shm_block / vbt_shm_cma_read, then vbt_shm_finalize.
+ * Single-threaded: the caller serialises every call.
+ *
+ * Nothing is ever left in /dev/shm, even after a crash: the segments are anonymous memory files
+ * (memfd) that the peers open through /proc/<pid>/fd/<fd>; they have no name to unlink, and the
+ * kernel frees them with the last process that maps them (vbt_shm_int.h says why). */
+#ifndef VBT_SHM_H
+#define VBT_SHM_H
+
+#include <stddef.h>
+
+#include "vbt_pmix.h"
+#include "vbt_status.h"
+
+/* Called for every arrived message, in order per sender; data is only valid during the call
+ * (it points into the ring cell, which is reused once the callback returns). The callback may
+ * call vbt_shm_send (a nested vbt_shm_progress returns 0). */
+typedef void (*vbt_shm_recv_cb_t)(int src_rank, const void *data, size_t len);
+
+/* Create our segment (a doorbell and one ring per local peer: our inbound rings), and publish
+ * how to map it with vbt_modex_put("shm.seg", ...). Does NOT fence. A rank alone on its node
+ * creates and publishes nothing (VBT_OK; vbt_shm_is_local() is then 0 for every rank). On an
+ * error (logged) nothing was published: the caller still fences, skips vbt_shm_wireup, and
+ * the peers then see this rank as not reachable over shared memory. */
+vbt_status_t vbt_shm_init(const vbt_proc_info_t *proc, vbt_shm_recv_cb_t cb);
+
+/* After the caller's vbt_modex_fence(): map every local peer's segment (our outbound ring to
+ * it lives there), open a handle on each peer process to notice its death, and probe whether
+ * CMA reads of each peer are permitted (logged at info). A peer we may not map (another PID
+ * namespace, a non-dumpable process, hardened /proc) is logged once at warn and stays
+ * unreachable over shm (vbt_shm_is_local() is 0 for it): the runtime sends to it through the
+ * network. Fails with VBT_ERR_INVALID_PARAM when a peer runs an incompatible build, and
+ * VBT_ERR_PEER_FAILED when a local peer exited before we could map it (both logged). */
+vbt_status_t vbt_shm_wireup(void);
+
+/* Is world_rank another rank on our node whose segment we mapped (so vbt_shm_send reaches
+ * it)? 0 for ourselves, for ranks on other nodes and before vbt_shm_wireup. */
+int vbt_shm_is_local(int world_rank);
+
+/* Largest hdr_len + len one vbt_shm_send carries: a cell's payload (8 KiB). */
+size_t vbt_shm_max_send(void);
+
+/* Copy hdr then payload (hdr_len + len <= vbt_shm_max_send()) into the next cell of our ring
+ * in the peer's segment. VBT_OK: copied, both buffers may be reused at once; rings the peer's
+ * doorbell if it sleeps. VBT_ERR_NO_RESOURCE: the ring is full: nothing was sent, call again
+ * after vbt_shm_progress() (the peer drains it; a vbt_shm_block of ours returns as soon as it
+ * frees a cell). VBT_ERR_PEER_FAILED: the peer exited or finalized (logged once).
+ * VBT_ERR_INVALID_PARAM: not a reachable peer, or too long (logged). Ordered per peer. No
+ * lock, system call or allocation unless the peer is asleep. */
+vbt_status_t vbt_shm_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
+                          size_t len);
+
+/* Deliver arrived messages through the callback, in order per sender (a bounded batch per
+ * sender per call, so one busy sender cannot starve the others). Returns the number delivered
+ * (>= 0), or VBT_ERR_PEER_FAILED when a peer wrote a corrupt cell (logged; that ring is no
+ * longer read). */
+int vbt_shm_progress(void);
+
+/* Sleep on our doorbell until a peer posts a message to us or frees a cell of a ring we found
+ * full, or timeout_ms passes: announce that we sleep, re-poll to close the race (arrivals
+ * found are delivered as vbt_shm_progress would), then futex-wait. Peers ring the doorbell only
+ * when we announced sleeping. No wake-up is lost. Never sleeps longer than 500 ms at a time,
+ * whatever timeout_ms says (< 0: no limit of the caller's), so a dead peer is noticed: VBT_OK
+ * on a post and on a timeout (the caller polls again either way); VBT_ERR_PEER_FAILED when a
+ * local peer is found dead without having finalized (logged once per peer). Returns at once
+ * when there is no other rank on the node. */
+vbt_status_t vbt_shm_block(int timeout_ms);
+
+/* Copy len bytes at remote (an address in the peer's process) to local with one copy
+ * (process_vm_readv). VBT_ERR_UNSUPPORTED when CMA to that peer is not permitted (then the
+ * runtime falls back to the pipelined two-copy path through the rings); VBT_ERR_INVALID_PARAM
+ * for an address range the peer does not have mapped; VBT_ERR_PEER_FAILED when it exited. */
+vbt_status_t vbt_shm_cma_read(int peer, void *local, const void *remote, size_t len);
+
+/* 1 when CMA reads of every local peer we mapped are permitted: probed for real against each
+ * of them at vbt_shm_wireup (logged at info with the reason when not). */
+int vbt_shm_cma_available(void);
+
+/* Tell the peers we are gone (their sends to us fail from now on), unmap every segment, close
+ * the handles. Messages still in our inbound rings are dropped (counted at debug). */
+void vbt_shm_finalize(void);
+
+#endif

@@ -1,0 +1,182 @@
+/* transport-shm private types: the segment layout, the modex record, the per-peer state and the
+ * one transport context. White-box tests may include it; the runtime includes vbt_shm.h only.
+ *
+ * ---- Segments: one per rank, holding that rank's INBOUND rings ----------------------------
+ * Each rank creates one segment at init: a header (identity and the doorbell), then one ring per
+ * local rank (ring i carries the messages of the local rank with index i in local_peers; our
+ * own index is unused). Senders write into the receiver's segment. One segment per rank rather
+ * than one per node: every rank creates its own at init with no wait on local rank 0 and no
+ * node-wide layout to agree on; it is sized for its own peers; the receiver polls only its own
+ * memory; and a rank that dies takes only its own segment with it.
+ *
+ * The segment is an anonymous memory file (memfd_create), never a name in /dev/shm. A rank
+ * publishes (pid, fd number, size, cookie) through the modex; after the fence each peer opens
+ * /proc/<pid>/fd/<fd>, which reopens the same memory file (the scheme UCX uses by default),
+ * maps it and checks the cookie in its header. So there is nothing to unlink and nothing can
+ * be left behind: no window between create and unlink in which a crash leaks a segment, no
+ * cleanup for the launcher, and the memory goes back to the kernel when the last process that
+ * maps it exits. The memfd is also not charged to the size of /dev/shm, which containers often
+ * limit to 64 MiB. Sealed against shrinking, a peer's segment can never turn into SIGBUS.
+ * Opening /proc/<pid>/fd/<fd> needs the same user, a dumpable process and one PID namespace
+ * (ptrace read access, which Yama's ptrace_scope does not restrict); where that fails the peer
+ * is logged and reached through the network instead.
+ *
+ * Layout (page = 4096):
+ *   0                  vbt_shm_seg_hdr_t (2 cache lines)
+ *   ctrl_off           vbt_shm_ring_ctrl_t[nrings]: head and waiting of every inbound ring
+ *   cells_off          nrings x ring_bytes: ring i's cells at cells_off + i * ring_bytes
+ * Pages are backed only when touched: rings of pairs that never talk cost an idle poll's page
+ * (the first cell of each inbound ring) and address space.
+ *
+ * ---- Doorbell --------------------------------------------------------------------------------
+ * A futex word (bell) and a state word (SLEEPING, CLOSED) on the owner's header line.
+ *   receiver (vbt_shm_block):  b = bell; state |= SLEEPING; fence(seq_cst); poll all rings;
+ *                              nothing? futex_wait(&bell, b, timeout); state &= ~SLEEPING
+ *   sender (vbt_shm_send):     write cell; seq = t+1 (release); fence(seq_cst); load state;
+ *                              SLEEPING? if (fetch_and(&state, ~SLEEPING) had it) {bell++;
+ *                              futex_wake(&bell)}
+ * The two seq_cst fences make it Dekker's: either the sender sees SLEEPING, or the receiver's
+ * poll sees the new cell. A sender that saw SLEEPING bumps bell after the receiver read it, so
+ * the futex_wait returns at once if it has not slept yet. The first sender to clear SLEEPING
+ * pays the one wake system call; the others see it clear and pay nothing.
+ * The same doorbell tells a sender that a ring it found full has room: it set the ring's
+ * waiting flag (vbt_shm_ring.h), its vbt_shm_block re-poll also looks at that ring's head, and
+ * the receiver that frees a cell and takes the flag rings the sender's bell as above. */
+#ifndef VBT_SHM_INT_H
+#define VBT_SHM_INT_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vbt_compiler.h"
+#include "vbt_shm.h"
+#include "vbt_shm_ring.h"
+
+#define VBT_SHM_MAGIC     0x0131304d48535456ull /* "VTSHM01\1" */
+#define VBT_SHM_VERSION   1
+#define VBT_SHM_MODEX_KEY "shm.seg"
+#define VBT_SHM_PAGE      4096
+
+/* state bits */
+#define VBT_SHM_SLEEPING 0x1u /* the owner is in, or about to enter, futex_wait on bell */
+#define VBT_SHM_CLOSED   0x2u /* the owner finalized: nobody reads its rings any more */
+
+/* vbt_shm_block never sleeps longer than this, so a dead peer is noticed within it; and
+ * checks whether the peers live at most this often before sleeping. */
+#define VBT_SHM_BLOCK_MAX_MS 500
+#define VBT_SHM_LIVENESS_MS  100
+/* A sender that found a ring full this many times in a row checks whether the peer lives. */
+#define VBT_SHM_FULL_CHECK 1024
+/* Messages delivered from one sender per vbt_shm_progress call. */
+#define VBT_SHM_POLL_BATCH 16
+
+typedef struct {
+    uint64_t magic;     /* VBT_SHM_MAGIC */
+    uint32_t version;   /* VBT_SHM_VERSION */
+    uint32_t nrings;    /* the owner's local_size */
+    uint32_t depth;     /* cells per ring */
+    uint32_t cell_size; /* sizeof(vbt_shm_cell_t) */
+    uint64_t size;      /* bytes of the segment */
+    uint64_t cookie;    /* random; also in the modex record: proves we mapped the right file */
+    int32_t owner_rank; /* world rank */
+    int32_t owner_pid;
+    alignas(VBT_SHM_CACHE_LINE) _Atomic uint32_t bell; /* futex word */
+    _Atomic uint32_t state;                            /* VBT_SHM_SLEEPING | VBT_SHM_CLOSED */
+} vbt_shm_seg_hdr_t;
+
+typedef struct {
+    size_t ctrl_off;
+    size_t cells_off;
+    size_t ring_bytes; /* page-aligned bytes of one ring's cells */
+    size_t size;
+} vbt_shm_layout_t;
+
+/* What a rank publishes under VBT_SHM_MODEX_KEY. Host byte order: one node. */
+typedef struct {
+    uint32_t version;    /* VBT_SHM_VERSION */
+    uint32_t local_size; /* must match ours */
+    int32_t pid;
+    int32_t fd; /* our memfd: /proc/<pid>/fd/<fd> */
+    uint64_t size;
+    uint64_t cookie;
+    uint64_t pidns_dev; /* our PID namespace (stat of /proc/self/ns/pid): /proc/<pid> means */
+    uint64_t pidns_ino; /* us only to peers in the same one */
+    uint64_t cma_addr;  /* address of a word holding cookie, for the peers' CMA probe */
+} vbt_shm_modex_t;
+
+typedef struct {
+    int world;       /* world rank */
+    int local;       /* index in local_peers */
+    pid_t pid;       /* 0 when it published no record */
+    int reachable;   /* its segment is mapped: we can send to it */
+    int dead;        /* found exited (pidfd readable) */
+    int failed;      /* sends fail: dead, or it finalized (said once) */
+    int broken;      /* it wrote a corrupt cell: we no longer read its ring */
+    int cma_ok;      /* process_vm_readv of it works */
+    int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
+    int rx_released; /* this poll freed cells of its ring to us */
+    int pidfd;       /* -1 without pidfd_open: kill(pid, 0) then */
+    unsigned full_count;
+    uint64_t cookie;
+    uint64_t cma_addr;
+    void *seg; /* its segment, mapped */
+    size_t seg_size;
+    vbt_shm_seg_hdr_t *hdr;
+    vbt_shm_producer_t tx; /* our ring in its segment */
+    vbt_shm_consumer_t rx; /* its ring in ours */
+} vbt_shm_peer_t;
+
+/* Counters for the tests and debug logs (private memory: free to update). */
+typedef struct {
+    uint64_t sends;
+    uint64_t recvs;
+    uint64_t full;     /* vbt_shm_send found the ring full */
+    uint64_t wakes;    /* futex_wake calls we made: a post to a sleeper, room for one */
+    uint64_t blocks;   /* vbt_shm_block calls */
+    uint64_t sleeps;   /* ... that reached futex_wait */
+    uint64_t timeouts; /* ... that timed out */
+} vbt_shm_stats_t;
+
+typedef struct {
+    int up;          /* init succeeded and there are local peers */
+    int wired;       /* vbt_shm_wireup ran */
+    int in_progress; /* a callback runs: nested progress returns 0 */
+    int rank, size, local_size, my_local;
+    vbt_shm_recv_cb_t cb;
+    vbt_shm_peer_t *peers;     /* local_size entries, ours unused */
+    vbt_shm_peer_t **tx_peer;  /* world rank -> reachable peer, or NULL (size entries) */
+    vbt_shm_peer_t **rx_peers; /* the local_size - 1 other local ranks */
+    int nrx;
+    struct pollfd *pidfds; /* one per other local rank with a pidfd */
+    vbt_shm_peer_t **pidfd_peer;
+    int npidfds;
+    uint64_t last_liveness_ns;
+    int memfd;
+    void *seg;
+    size_t seg_size;
+    vbt_shm_seg_hdr_t *hdr;
+    vbt_shm_layout_t layout;
+    uint64_t cookie;
+    int cma_available;
+    int yama_scope;  /* kernel.yama.ptrace_scope, -1 without Yama */
+    int ptracer_set; /* we called PR_SET_PTRACER_ANY (undone at finalize) */
+    vbt_shm_stats_t stats;
+} vbt_shm_ctx_t;
+
+extern vbt_shm_ctx_t vbt_shm_ctx;
+/* The word peers read to probe CMA (holds the cookie). */
+extern uint64_t vbt_shm_cma_probe_word;
+
+/* vbt_shm_segment.c */
+void vbt_shm_layout(uint32_t nrings, vbt_shm_layout_t *l);
+vbt_status_t vbt_shm_segment_create(void);
+vbt_status_t vbt_shm_segment_publish(void);
+vbt_status_t vbt_shm_segment_map_peer(vbt_shm_peer_t *p, const vbt_shm_modex_t *m, char *why,
+                                      size_t whylen);
+void vbt_shm_segment_destroy(void);
+/* Our inbound ring from local index i, and our outbound ring in a peer's mapped segment. */
+vbt_shm_ring_ctrl_t *vbt_shm_seg_ctrl(void *seg, const vbt_shm_layout_t *l, int ring);
+vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring);
+
+#endif
