@@ -1,0 +1,88 @@
+/* osu_common.h: what the OSU-style benchmarks (vbt_osu_*) share: options, buffers, payload
+ * validation, statistics and output (text as OSU prints it, or CSV).
+ *
+ * Plain MPI-3 C: no Verbatim header, so the same sources build with any MPI's mpicc and the
+ * figures of two libraries can be compared on equal terms. Collectives are not used either
+ * (figures are gathered with point-to-point), so the suite only needs MPI_Send/Recv,
+ * Isend/Irecv, Waitall, Barrier, Wtime and Abort. */
+#ifndef OSU_COMMON_H
+#define OSU_COMMON_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* Which benchmark: selects the default counts, the valid options and the columns. */
+typedef enum {
+    OSU_LATENCY,   /* ping-pong between ranks 0 and 1: half a round trip */
+    OSU_BW,        /* rank 0 sends a window of Isends to rank 1, one ack per window */
+    OSU_BIBW,      /* both directions at once */
+    OSU_MBW_MR,    /* pairs (i, i + n/2): aggregate bandwidth and message rate */
+    OSU_MULTI_LAT, /* pairs (i, i + n/2): average ping-pong latency */
+} osu_kind_t;
+
+/* Sizes above this use the reduced iteration counts (OSU's LARGE_MESSAGE_SIZE). */
+#define OSU_LARGE_SIZE 8192
+
+typedef struct {
+    osu_kind_t kind;
+    const char *prog;  /* "vbt_osu_latency" */
+    const char *title; /* "MPI Latency Test" */
+    size_t min_size, max_size;
+    int iters, warmup;             /* sizes up to OSU_LARGE_SIZE */
+    int iters_large, warmup_large; /* larger sizes */
+    int window;
+    int validate; /* -c: check every payload byte */
+    int full;     /* -f: min/max columns */
+    int csv;      /* --csv */
+    int rank, nranks;
+    char library[256]; /* first line of MPI_Get_library_version */
+    char label[128];   /* the same, shortened and without commas: the CSV's library column */
+} osu_opts_t;
+
+/* Per-iteration (or per-rank) figures: sum, count, min and max. */
+typedef struct {
+    double sum, min, max;
+    long n;
+} osu_stat_t;
+
+/* After MPI_Init: fill *o from the command line. Returns -1 to run the benchmark, or the exit
+ * status (0 after -h, 2 for bad options or rank counts) after printing help or a usage message
+ * on rank 0; the caller then calls MPI_Finalize and returns that status on every rank. */
+int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
+             char **argv);
+
+/* The size after s: MIN, 2*MIN, 4*MIN, ... (0 is followed by 1). */
+size_t osu_next_size(size_t s);
+
+/* Timed and warm-up iterations for one message size. */
+int osu_iterations(const osu_opts_t *o, size_t size, int *warmup_p);
+
+/* Page-aligned memory of at least bytes (one page when 0), written once so that no page fault
+ * falls inside the timing. Aborts the job when memory is short. */
+void *osu_alloc(const osu_opts_t *o, size_t bytes);
+/* The distance between window slots in a receive buffer of n messages of at most size bytes. */
+size_t osu_slot_stride(size_t size);
+
+/* Validation: the payload of message (size, iter) sent by rank src is a byte pattern no two
+ * messages share, and checking it finds shifted, stale or foreign bytes. */
+unsigned osu_seed(size_t size, int iter, int src);
+void osu_fill(void *buf, size_t len, unsigned seed);
+/* Checks every byte; on a mismatch prints size, iteration and byte and calls MPI_Abort. */
+void osu_check(const osu_opts_t *o, const void *buf, size_t len, unsigned seed, size_t size,
+               int iter, int src);
+
+void osu_stat_reset(osu_stat_t *s);
+void osu_stat_add(osu_stat_t *s, double v);
+
+/* Gathers one figure per contributing rank on rank 0 (point-to-point, so that no collective is
+ * needed): on rank 0, *all_p holds the sum, count, min and max of the contributions. Every rank
+ * must call it. */
+void osu_gather(const osu_opts_t *o, int contributes, double v, osu_stat_t *all_p);
+
+/* Rank 0 only: the header (the "# " lines, or the CSV header row) and one row per size. rate is
+ * mbw_mr's message rate (ignored by the others); min and max are printed with -f. */
+void osu_print_header(const osu_opts_t *o);
+void osu_print_row(const osu_opts_t *o, size_t size, double value, double min, double max,
+                   double rate);
+
+#endif

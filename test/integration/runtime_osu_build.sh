@@ -1,0 +1,189 @@
+#!/bin/sh
+# The OSU-style benchmark sources (examples/osu) are plain MPI: they build standalone with the
+# build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror) and start as a world of one rank
+# (-h: usage, exit 0; one rank: "needs exactly 2 ranks", exit 2). Where Open MPI's or MPICH's
+# mpicc is installed (mpicc.openmpi, mpicc.mpich), they build with those too and run a short
+# validated job over that MPI on this machine. Where gnuplot is installed, vbt-osu-plot draws
+# sample CSV files into a PNG. The other-MPI and gnuplot parts are skipped (said so) when the
+# tools are missing; the test passes when the mandatory parts pass.
+set -u
+: "${abs_top_builddir:=$(pwd)}"
+: "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+src="$abs_top_srcdir/examples/osu"
+plot="$src/vbt-osu-plot"
+benches="latency bw bibw mbw_mr multi_lat"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+[ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
+fail=0
+failed() {
+    echo "FAIL: $1"
+    [ $# -gt 1 ] && printf '%s\n' "$2" | tail -30 | sed 's/^/    /'
+    fail=1
+}
+
+# build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/; 0 when all built.
+build() {
+    _name=$1
+    _cc=$2
+    shift 2
+    mkdir -p "$tmp/$_name"
+    for b in $benches; do
+        if ! _out=$("$_cc" "$@" -o "$tmp/$_name/vbt_osu_$b" "$src/osu_$b.c" "$src/osu_common.c" 2>&1); then
+            failed "$_name: $_cc $* osu_$b.c osu_common.c" "$_out"
+            return 1
+        fi
+    done
+    echo "built the benchmarks with $_cc ($_name)"
+}
+
+# With Verbatim's build-tree mpicc, as strictly as the compiler allows.
+if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wall -Wextra -Werror; then
+    out=$("$tmp/verbatim/vbt_osu_bw" -h 2>&1)
+    rc=$?
+    case $rc:$out in
+    0:*"usage: vbt_osu_bw"*"-W, --window-size"*--csv*) ;;
+    *) failed "vbt_osu_bw -h as a singleton: exit $rc" "$out" ;;
+    esac
+    out=$("$tmp/verbatim/vbt_osu_latency" -m 8 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"needs exactly 2 ranks, not 1"*) ;;
+    *) failed "vbt_osu_latency on one rank: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/verbatim/vbt_osu_latency" -x 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad warm-up count"*"usage: vbt_osu_latency"*) ;;
+    *) failed "vbt_osu_latency -x without a value: exit $rc, expected 2" "$out" ;;
+    esac
+fi
+
+# Another MPI: build with its wrapper; run latency and bw with -c on 2 ranks and mbw_mr on 4
+# over its default (shared-memory) path. A validation error fails the test; a launcher that
+# cannot start here only gets a note.
+rival() {
+    _name=$1
+    _cc=$2
+    _run=$3
+    shift 3
+    if ! command -v "$_cc" >/dev/null 2>&1; then
+        echo "SKIP (part): no $_cc, not building with $_name"
+        return
+    fi
+    build "$_name" "$_cc" -O2 -Wall -Wextra -Werror || return
+    for job in "2 latency -c -m 0:4096 -i 20 -x 2" "2 bw -c -m 1:65536 -i 4 -W 8" \
+        "4 mbw_mr -c -m 1:4096 -i 4 -W 8"; do
+        # shellcheck disable=SC2086 # split the job into words
+        set -- $job
+        _n=$1
+        _b=$2
+        shift 2
+        out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            timeout 120 "$_run" $RIVAL_RUN_ARGS -n "$_n" "$tmp/$_name/vbt_osu_$_b" "$@" 2>&1)
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            rows=$(printf '%s\n' "$out" | grep -c '^[0-9]')
+            [ "$rows" -gt 0 ] || failed "$_name: vbt_osu_$_b printed no rows" "$out"
+            echo "ran vbt_osu_$_b -c on $_n ranks with $_name: $rows sizes checked"
+        elif printf '%s\n' "$out" | grep -q 'validation failed'; then
+            failed "$_name: vbt_osu_$_b -c: validation failed" "$out"
+        else
+            echo "NOTE: $_run could not run vbt_osu_$_b here (exit $rc); only the build is checked:"
+            printf '%s\n' "$out" | tail -5 | sed 's/^/    /'
+            return
+        fi
+    done
+}
+# -c must catch a corrupted byte and say where, on stderr that the launcher forwards (a
+# regression: the message was lost when MPI_Abort followed it at once). A copy of the sources
+# whose fill flips bit 0 of byte 77 of every message above 100 bytes, run with another MPI.
+corrupt() {
+    _cc=$1
+    _run=$2
+    command -v "$_cc" >/dev/null 2>&1 && command -v "$_run" >/dev/null 2>&1 || return 0
+    mkdir -p "$tmp/corrupt"
+    sed 's|^    if (len % 8) {|    if (len > 100) p[77] ^= 1; /* corrupt */\n    if (len % 8) {|' \
+        "$src/osu_common.c" >"$tmp/corrupt/osu_common.c"
+    if ! grep -q '/\* corrupt \*/' "$tmp/corrupt/osu_common.c"; then
+        failed "could not make the corrupting copy of osu_common.c (osu_fill changed?)"
+        return
+    fi
+    cp "$src/osu_common.h" "$src/osu_bw.c" "$tmp/corrupt/"
+    if ! out=$("$_cc" -O2 -o "$tmp/corrupt/bw" "$tmp/corrupt/osu_bw.c" "$tmp/corrupt/osu_common.c" 2>&1); then
+        failed "building the corrupting copy with $_cc" "$out"
+        return
+    fi
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        timeout 120 "$_run" $RIVAL_RUN_ARGS -n 2 "$tmp/corrupt/bw" -c -m 64:256 -i 3 -x 0 -W 2 2>&1)
+    rc=$?
+    want='vbt_osu_bw: validation failed on rank 1: size 128, iteration 0, byte 77: got 0x'
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$want"; then
+        failed "-c with a corrupted byte under $_run: exit $rc, expected non-zero and /$want/" "$out"
+    else
+        echo "-c caught a corrupted byte under $_run and said where"
+    fi
+}
+
+RIVAL_RUN_ARGS=--oversubscribe
+corrupt mpicc.openmpi mpirun.openmpi
+rival "Open MPI" mpicc.openmpi mpirun.openmpi
+RIVAL_RUN_ARGS=
+corrupt mpicc.mpich mpirun.mpich
+rival MPICH mpicc.mpich mpirun.mpich
+
+# The plot script: without gnuplot it must say what to install (checked with a PATH holding
+# every tool it uses but gnuplot).
+mkdir "$tmp/bin"
+for t in sh sed awk mktemp rm cat grep ls basename; do
+    p=$(command -v $t) && ln -s "$p" "$tmp/bin/$t"
+done
+printf 'benchmark,library,size,latency_us\nosu_latency,X 1,8,1.5\n' >"$tmp/one.csv"
+out=$(PATH="$tmp/bin" sh "$plot" -o "$tmp/none.png" "$tmp/one.csv" 2>&1)
+rc=$?
+case $rc:$out in
+1:*"apt-get install gnuplot-nox"*) ;;
+*) failed "vbt-osu-plot without gnuplot: exit $rc, expected 1 and the package to install" "$out" ;;
+esac
+out=$(sh "$plot" 2>&1)
+[ $? -eq 2 ] || failed "vbt-osu-plot without arguments must exit 2" "$out"
+
+if command -v gnuplot >/dev/null 2>&1; then
+    # Two runs of latency and bandwidth (as bench/run writes them: both in one file).
+    for lib in "Verbatim 0.1.0:1" "Other MPI 4.1:2"; do
+        name=${lib%:*}
+        k=${lib#*:}
+        f="$tmp/run$k.csv"
+        echo "benchmark,library,size,latency_us" >"$f"
+        s=0
+        while [ $s -le 4194304 ]; do
+            echo "osu_latency,$name,$s,$(awk -v s=$s -v k="$k" 'BEGIN { printf "%.3f", k * (1.5 + s / 3000) }')" >>"$f"
+            if [ $s -eq 0 ]; then s=1; else s=$((s * 2)); fi
+        done
+        echo "benchmark,library,size,bandwidth_MBps,min_MBps,max_MBps" >>"$f"
+        s=1
+        while [ $s -le 4194304 ]; do
+            echo "osu_bw,$name,$s,$(awk -v s=$s -v k="$k" 'BEGIN { b = 12000 * s / (s + 4096 * k); printf "%.3f,%.3f,%.3f", b, b * 0.9, b * 1.1 }')" >>"$f"
+            s=$((s * 2))
+        done
+    done
+    out=$(sh "$plot" -o "$tmp/plot.png" -t "sample" "$tmp/run1.csv" "$tmp/run2.csv=Rival" 2>&1)
+    rc=$?
+    magic=$(od -An -c -N 4 "$tmp/plot.png" 2>/dev/null | tr -d ' ')
+    bytes=$(wc -c <"$tmp/plot.png" 2>/dev/null || echo 0)
+    if [ $rc -ne 0 ] || [ "$magic" != '211PNG' ] || [ "$bytes" -lt 10000 ]; then
+        failed "vbt-osu-plot on two CSV files: exit $rc, PNG magic '$magic', $bytes bytes" "$out"
+    else
+        echo "vbt-osu-plot drew two sample CSV files ($bytes bytes of PNG)"
+    fi
+    echo "this is not CSV" >"$tmp/bad.csv"
+    out=$(sh "$plot" -o "$tmp/bad.png" "$tmp/bad.csv" 2>&1)
+    [ $? -eq 1 ] || failed "vbt-osu-plot on a file that is not CSV must exit 1" "$out"
+    out=$(sh "$plot" -o "$tmp/bad.png" "$tmp/missing.csv" 2>&1)
+    case $? in 1) ;; *) failed "vbt-osu-plot on a missing file must exit 1" "$out" ;; esac
+else
+    echo "SKIP (part): no gnuplot, the plot is not drawn (apt-get install gnuplot-nox)"
+fi
+
+[ $fail -eq 0 ] && echo "runtime_osu_build: all passed"
+exit $fail
