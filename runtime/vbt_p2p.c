@@ -1,6 +1,42 @@
+/* The point-to-point protocols. Every message starts with a vbt_p2p_hdr_t (vbt_p2p.h).
+ *
+ * Eager: a message whose header and payload fit one transport send (VBT_EAGER_LIMIT) goes in
+ * one, copied through the transport's bounce buffers (or inline); the receiver copies it from
+ * the receive buffer into the posted receive, or into an unexpected-message buffer.
+ *
+ * Fragments: larger messages up to VBT_RNDV_THRESHOLD go as FRAG_FIRST + FRAGs, eager sends
+ * handed to the transport back to back (so one slot per sender tracks them at the receiver).
+ *
+ * Rendezvous, above VBT_RNDV_THRESHOLD (never to oneself: self messages go straight into the
+ * matching engine with their payload):
+ *   sender                                   receiver
+ *   register buf (cache) ---- RTS ---------> match a posted receive, or queue the RTS as an
+ *                            (tag, len, id)  unexpected message WITHOUT payload until a receive
+ *                                            or MPI_Mrecv takes it; then register
+ *                                            min(len, capacity) bytes of the receive buffer
+ *                    <------ CTS ----------- (addr, rkey, bytes granted, its request id)
+ *   RDMA WRITE the granted bytes, straight from the user's buffer into the user's buffer, as
+ *   several WRITEs in flight (vbt_ib_put: max_msg_sz, fragments, send-queue slots)
+ *                          ---- FIN -------> (its request id): deregister (cache put), done
+ *   done when the last WRITE completes (the data is in the receiver's memory).
+ * No payload byte is copied on either side. A CTS grants only the receive buffer's length, so
+ * a longer message is truncated (MPI_ERR_TRUNCATE) without a byte written past the buffer. A
+ * synchronous send by rendezvous needs no ACK: the CTS comes only once the receive matched.
+ * MPI_Probe reports the RTS's full length; a posted receive can be cancelled until an RTS
+ * matches it.
+ *
+ * The end of the WRITEs is signalled by a FIN SEND rather than RDMA WRITE with immediate: RC
+ * executes a QP's work requests in order, so a SEND posted after the WRITEs is delivered after
+ * their data is placed, at the cost of one small (inline) SEND that is pipelined behind the
+ * WRITEs, not a round trip. In exchange the FIN is an ordinary message: it carries a 64-bit id
+ * (an immediate has 32 bits, so it would need a table of pending receives), it arrives with
+ * the transport header that names its sender (an immediate consumes a receive buffer with no
+ * header, so the sender would have to be found from the QP number), it uses the existing
+ * credits and wire versioning, and providers without immediate data would work unchanged. */
 #include "vbt_p2p.h"
 #include "vbt_bsend.h"
 #include "vbt_compiler.h"
+#include "vbt_config.h"
 #include "vbt_error.h"
 #include "vbt_ib.h"
 #include "vbt_log.h"
@@ -40,6 +76,10 @@ static struct {
     vbt_frag_state_t *frag;
     vbt_sendq_t *sendq;
     unsigned npending;
+    size_t rndv_threshold;    /* larger messages go by rendezvous */
+    vbt_request_t *putq_head; /* rendezvous sends with WRITEs still to post, in CTS order */
+    vbt_request_t *putq_tail;
+    unsigned nputs;
     vbt_status_t failed; /* a fatal transport error: every wait returns it */
     void *unexp_pool;    /* free list of VBT_UNEXP_POOL_BLOCK buffers */
     vbt_unexp_t *unexp_free;
@@ -47,9 +87,10 @@ static struct {
 
 static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len);
 
-/* ---- buffers for unexpected messages ------------------------------------------------------- */
+/* ---- buffers for unexpected messages --------------------------------------------------------- */
 
-static vbt_unexp_t *unexp_alloc(size_t len)
+/* An unexpected-message record with room for len bytes of payload (none when !with_data). */
+static vbt_unexp_t *unexp_alloc(size_t len, int with_data)
 {
     vbt_unexp_t *u = p2p.unexp_free;
 
@@ -58,7 +99,9 @@ static vbt_unexp_t *unexp_alloc(size_t len)
     else if ((u = malloc(sizeof(*u))) == NULL)
         return NULL;
     memset(u, 0, sizeof(*u));
-    if (len <= VBT_UNEXP_POOL_BLOCK && p2p.unexp_pool != NULL) {
+    if (!with_data) {
+        u->data = NULL;
+    } else if (len <= VBT_UNEXP_POOL_BLOCK && p2p.unexp_pool != NULL) {
         u->data = p2p.unexp_pool;
         p2p.unexp_pool = *(void **)u->data;
         u->pooled = 1;
@@ -80,14 +123,14 @@ static void unexp_release(vbt_unexp_t *u)
     if (u->pooled) {
         *(void **)u->data = p2p.unexp_pool;
         p2p.unexp_pool = u->data;
-    } else {
+    } else if (u->data != NULL) {
         free(u->data);
     }
     u->next = p2p.unexp_free;
     p2p.unexp_free = u;
 }
 
-/* ---- completion ---------------------------------------------------------------------------- */
+/* ---- completion ------------------------------------------------------------------------------ */
 
 void vbt_p2p_request_done(vbt_request_t *req)
 {
@@ -121,6 +164,10 @@ static void sendq_append(vbt_request_t *req)
 
 static void fail_send(vbt_request_t *req, vbt_status_t status)
 {
+    if (req->mem != NULL) {
+        vbt_ib_mem_put(req->mem);
+        req->mem = NULL;
+    }
     req->status_error = vbt_status_to_errclass(status);
     req->flags |= VBT_REQF_HANDED | VBT_REQF_ACKED;
     if (req->kind == VBT_REQ_CTRL)
@@ -129,30 +176,53 @@ static void fail_send(vbt_request_t *req, vbt_status_t status)
         vbt_p2p_request_done(req);
 }
 
-/* Hand as much of req to the transport as it takes now. VBT_OK when all of it went,
- * VBT_ERR_NO_RESOURCE when the rest must wait for credits, another error when the peer is gone. */
+/* A control message (ACK, CTS, FIN): one header-only send. */
+static vbt_status_t push_ctrl(vbt_request_t *req)
+{
+    vbt_p2p_cts_t m;
+    size_t len = sizeof(m.hdr);
+    vbt_status_t status;
+
+    memset(&m, 0, sizeof(m));
+    m.hdr.version = VBT_P2P_WIRE_VERSION;
+    m.hdr.type = req->ctrl;
+    m.hdr.id = req->ack_id;
+    if (req->ctrl == VBT_P2P_CTS) {
+        m.hdr.len = req->bytes;
+        m.recv_id = req->remote_id;
+        m.addr = req->remote_addr;
+        m.rkey = req->rkey;
+        len = sizeof(m);
+    }
+    status = vbt_ib_send(req->peer_world, &m, len, NULL, 0);
+    if (status == VBT_OK)
+        vbt_request_release(req);
+    return status;
+}
+
+/* Hand as much of req to the transport as it takes now. VBT_OK when all of it went (for a
+ * rendezvous: the RTS), VBT_ERR_NO_RESOURCE when the rest must wait for credits, another error
+ * when the peer is gone. */
 static vbt_status_t push(vbt_request_t *req)
 {
     vbt_p2p_hdr_t hdr;
     vbt_status_t status;
 
+    if (req->kind == VBT_REQ_CTRL)
+        return push_ctrl(req);
     hdr.version = VBT_P2P_WIRE_VERSION;
     hdr.reserved = 0;
-    if (req->kind == VBT_REQ_CTRL) {
-        memset(&hdr, 0, sizeof(hdr));
-        hdr.version = VBT_P2P_WIRE_VERSION;
-        hdr.type = VBT_P2P_ACK;
-        hdr.ack_id = req->ack_id;
-        status = vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), NULL, 0);
-        if (status == VBT_OK)
-            vbt_request_release(req);
-        return status;
-    }
     hdr.context_id = req->context_id;
     hdr.src = req->comm->rank;
     hdr.tag = req->tag;
     hdr.len = req->bytes;
-    hdr.ack_id = (req->flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0;
+    if (req->flags & VBT_REQF_RNDV) {
+        /* The request waits for the CTS; its buffer is registered already. */
+        hdr.type = VBT_P2P_RTS;
+        hdr.id = (uint64_t)(uintptr_t)req;
+        return vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), NULL, 0);
+    }
+    hdr.id = (req->flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0;
     do {
         size_t chunk = req->bytes - req->offset;
         if (chunk > p2p.max_payload)
@@ -215,29 +285,127 @@ static void drain_sendqs(void)
     }
 }
 
-static void send_ack(int dest_world, uint64_t ack_id)
+/* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
+static vbt_request_t *ctrl_new(int dest_world, uint8_t type, uint64_t id)
 {
-    vbt_request_t *ctrl;
-    vbt_status_t status;
+    vbt_request_t *ctrl = vbt_request_alloc(VBT_REQ_CTRL);
 
-    if (dest_world == p2p.my_world) {
-        vbt_p2p_hdr_t hdr = {
-            .version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .ack_id = ack_id};
-        deliver(dest_world, &hdr, NULL, 0);
-        return;
-    }
-    ctrl = vbt_request_alloc(VBT_REQ_CTRL);
-    if (ctrl == NULL) {
+    if (unlikely(ctrl == NULL)) {
         p2p.failed = VBT_ERR_NO_MEMORY;
-        return;
+        return NULL;
     }
     ctrl->peer_world = dest_world;
-    ctrl->ack_id = ack_id;
-    status = send_or_queue(ctrl);
-    if (status != VBT_OK) {
+    ctrl->ctrl = type;
+    ctrl->ack_id = id;
+    return ctrl;
+}
+
+static void ctrl_send(vbt_request_t *ctrl)
+{
+    vbt_status_t status = send_or_queue(ctrl);
+
+    if (unlikely(status != VBT_OK)) {
         vbt_request_release(ctrl);
         p2p.failed = status;
     }
+}
+
+static void send_ack(int dest_world, uint64_t ack_id)
+{
+    vbt_request_t *ctrl;
+
+    if (dest_world == p2p.my_world) {
+        vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .id = ack_id};
+        deliver(dest_world, &hdr, NULL, 0);
+        return;
+    }
+    ctrl = ctrl_new(dest_world, VBT_P2P_ACK, ack_id);
+    if (ctrl != NULL)
+        ctrl_send(ctrl);
+}
+
+/* ---- rendezvous, sender side ----------------------------------------------------------------- */
+
+static void rndv_send_done(vbt_request_t *req, vbt_status_t status)
+{
+    vbt_ib_mem_put(req->mem);
+    req->mem = NULL;
+    if (unlikely(status != VBT_OK))
+        req->status_error = vbt_status_to_errclass(status);
+    req->flags |= VBT_REQF_HANDED;
+    send_maybe_done(req);
+}
+
+/* The transport's upcall: every WRITE of req completed (or failed). */
+static void put_cb(void *cookie, vbt_status_t status)
+{
+    rndv_send_done(cookie, status);
+}
+
+/* Post the WRITEs the transport takes now for every rendezvous that has its CTS; after the
+ * last WRITE of one, its FIN (which RC delivers after the data). */
+static void put_progress(void)
+{
+    vbt_request_t *req, *prev = NULL, **link = &p2p.putq_head;
+
+    while ((req = *link) != NULL) {
+        vbt_status_t status = VBT_OK;
+        vbt_request_t *fin;
+        size_t posted = 0;
+
+        if (req->offset < req->bytes)
+            status = vbt_ib_put(req->peer_world, (char *)req->buf + req->offset,
+                                req->bytes - req->offset, req->mem, req->remote_addr + req->offset,
+                                req->rkey, req, &posted);
+        req->offset += posted;
+        if (status == VBT_ERR_NO_RESOURCE) {
+            prev = req;
+            link = &req->next;
+            continue;
+        }
+        *link = req->next;
+        if (p2p.putq_tail == req)
+            p2p.putq_tail = prev;
+        p2p.nputs--;
+        if (unlikely(status != VBT_OK)) {
+            fail_send(req, status);
+            continue;
+        }
+        fin = ctrl_new(req->peer_world, VBT_P2P_FIN, req->remote_id);
+        if (fin != NULL)
+            ctrl_send(fin);
+        if (req->bytes == 0) /* nothing granted, no WRITE whose completion would finish it */
+            rndv_send_done(req, VBT_OK);
+    }
+}
+
+static void deliver_cts(int src_world, const vbt_p2p_cts_t *cts)
+{
+    vbt_request_t *req = (vbt_request_t *)(uintptr_t)cts->hdr.id;
+
+    /* The id is our own pointer, echoed back: check it before trusting it. */
+    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
+                 (req->flags & (VBT_REQF_RNDV | VBT_REQF_CTS)) != VBT_REQF_RNDV ||
+                 req->peer_world != src_world || cts->hdr.len > req->bytes)) {
+        vbt_error("dropped a clear-to-send from rank %d for an unknown rendezvous (%llu bytes)",
+                  src_world, (unsigned long long)cts->hdr.len);
+        return;
+    }
+    /* Matched: a synchronous send needs no other acknowledgement. */
+    req->flags |= VBT_REQF_CTS | VBT_REQF_ACKED;
+    req->bytes = cts->hdr.len;
+    req->offset = 0;
+    req->remote_id = cts->recv_id;
+    req->remote_addr = cts->addr;
+    req->rkey = cts->rkey;
+    req->next = NULL;
+    if (p2p.putq_tail != NULL)
+        p2p.putq_tail->next = req;
+    else
+        p2p.putq_head = req;
+    p2p.putq_tail = req;
+    p2p.nputs++;
+    put_progress();
 }
 
 vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes, int dest,
@@ -273,7 +441,7 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
                              .src = comm->rank,
                              .tag = tag,
                              .len = bytes,
-                             .ack_id = (flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0};
+                             .id = (flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0};
         deliver(p2p.my_world, &hdr, buf, bytes);
         if (unlikely(p2p.failed != VBT_OK))
             return p2p.failed;
@@ -283,8 +451,20 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
         send_maybe_done(req);
         return VBT_OK;
     }
+    if (bytes > p2p.rndv_threshold && likely(p2p.ib_up)) {
+        /* Register now: a cache hit costs nothing, a miss overlaps the RTS round trip. */
+        status = vbt_ib_mem_get(buf, bytes, 0, &req->mem);
+        if (unlikely(status != VBT_OK)) {
+            vbt_request_release(req);
+            *req_p = NULL;
+            return status;
+        }
+        req->flags |= VBT_REQF_RNDV;
+    }
     status = send_or_queue(req);
     if (unlikely(status != VBT_OK)) {
+        if (req->mem != NULL)
+            vbt_ib_mem_put(req->mem);
         vbt_request_release(req);
         *req_p = NULL;
     }
@@ -332,8 +512,8 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
     if (req != NULL) {
         recv_fill(req, hdr->src, hdr->tag, hdr->len);
         copy_clipped(req, 0, payload, len);
-        if (hdr->ack_id != 0)
-            send_ack(src_world, hdr->ack_id);
+        if (hdr->id != 0)
+            send_ack(src_world, hdr->id);
         if (hdr->type == VBT_P2P_FRAG_FIRST)
             p2p.frag[src_world] =
                 (vbt_frag_state_t){.req = req, .total = hdr->len, .received = len};
@@ -341,7 +521,7 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
             vbt_p2p_request_done(req);
         return;
     }
-    u = unexp_alloc(hdr->len);
+    u = unexp_alloc(hdr->len, 1);
     if (unlikely(u == NULL)) {
         vbt_error("out of memory for an unexpected message of %llu bytes from rank %d",
                   (unsigned long long)hdr->len, src_world);
@@ -351,7 +531,7 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
     u->src = hdr->src;
     u->tag = hdr->tag;
     u->src_world = src_world;
-    u->ack_id = hdr->ack_id;
+    u->ack_id = hdr->id;
     if (len > 0)
         memcpy(u->data, payload, len);
     u->received = len;
@@ -380,6 +560,85 @@ static void deliver_frag(int src_world, const void *payload, size_t len)
             vbt_p2p_request_done(f->req);
         memset(f, 0, sizeof(*f));
     }
+}
+
+/* ---- rendezvous, receiver side --------------------------------------------------------------- */
+
+/* A receive matched an RTS: register what fits of its buffer and answer with a CTS. */
+static void rndv_recv_start(vbt_request_t *req, int src_world, int src, int tag, size_t len,
+                            uint64_t sender_id)
+{
+    size_t granted = len < req->bytes ? len : req->bytes;
+    vbt_request_t *cts;
+    vbt_status_t status;
+
+    recv_fill(req, src, tag, len);
+    req->flags |= VBT_REQF_RNDV;
+    if (granted > 0) {
+        status = vbt_ib_mem_get(req->buf, granted, VBT_IB_MEM_REMOTE_WRITE, &req->mem);
+        if (unlikely(status != VBT_OK)) {
+            /* The sender would wait for ever: the job cannot go on (the reason was logged). */
+            p2p.failed = status;
+            return;
+        }
+    }
+    cts = ctrl_new(src_world, VBT_P2P_CTS, sender_id);
+    if (unlikely(cts == NULL))
+        return;
+    cts->bytes = granted;
+    cts->remote_id = (uint64_t)(uintptr_t)req;
+    cts->remote_addr = (uint64_t)(uintptr_t)req->buf;
+    cts->rkey = granted > 0 ? vbt_ib_mem_rkey(req->mem) : 0;
+    ctrl_send(cts);
+}
+
+static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr)
+{
+    vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
+    vbt_match_queue_t *q;
+    vbt_request_t *req;
+    vbt_unexp_t *u;
+
+    if (unlikely(comm == NULL || hdr->id == 0)) {
+        vbt_error("dropped a malformed ready-to-send from rank %d (context %u, %llu bytes)",
+                  src_world, (unsigned)hdr->context_id, (unsigned long long)hdr->len);
+        return;
+    }
+    q = &comm->match[hdr->context_id & 1];
+    req = vbt_match_take_posted(q, hdr->src, hdr->tag);
+    if (req != NULL) {
+        rndv_recv_start(req, src_world, hdr->src, hdr->tag, hdr->len, hdr->id);
+        return;
+    }
+    /* Unexpected: only the envelope waits here; the payload stays at the sender. */
+    u = unexp_alloc(0, 0);
+    if (unlikely(u == NULL)) {
+        p2p.failed = VBT_ERR_NO_MEMORY;
+        return;
+    }
+    u->src = hdr->src;
+    u->tag = hdr->tag;
+    u->src_world = src_world;
+    u->len = hdr->len;
+    u->rndv = 1;
+    u->rts_id = hdr->id;
+    vbt_match_append_unexpected(q, u);
+}
+
+static void deliver_fin(int src_world, uint64_t id)
+{
+    vbt_request_t *req = (vbt_request_t *)(uintptr_t)id;
+
+    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_RECV ||
+                 !(req->flags & VBT_REQF_RNDV) || req->complete)) {
+        vbt_error("dropped a rendezvous FIN from rank %d for an unknown receive", src_world);
+        return;
+    }
+    if (req->mem != NULL) {
+        vbt_ib_mem_put(req->mem);
+        req->mem = NULL;
+    }
+    vbt_p2p_request_done(req);
 }
 
 static void deliver_ack(uint64_t ack_id)
@@ -413,7 +672,24 @@ static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload
         deliver_frag(src_world, payload, len);
         break;
     case VBT_P2P_ACK:
-        deliver_ack(hdr->ack_id);
+        deliver_ack(hdr->id);
+        break;
+    case VBT_P2P_RTS:
+        deliver_rts(src_world, hdr);
+        break;
+    case VBT_P2P_CTS: {
+        vbt_p2p_cts_t cts;
+        if (unlikely(len < sizeof(cts) - sizeof(*hdr))) {
+            vbt_error("dropped a short clear-to-send (%zu bytes) from rank %d", len, src_world);
+            break;
+        }
+        cts.hdr = *hdr;
+        memcpy((char *)&cts + sizeof(*hdr), payload, sizeof(cts) - sizeof(*hdr));
+        deliver_cts(src_world, &cts);
+        break;
+    }
+    case VBT_P2P_FIN:
+        deliver_fin(src_world, hdr->id);
         break;
     default:
         vbt_error("dropped a message of unknown type %u from rank %d", hdr->type, src_world);
@@ -437,6 +713,11 @@ static void recv_cb(int src_world, const void *data, size_t len)
  * on their way, point them at the receive from now on. */
 static void recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
 {
+    if (u->rndv) {
+        rndv_recv_start(req, u->src_world, u->src, u->tag, u->len, u->rts_id);
+        unexp_release(u);
+        return;
+    }
     recv_fill(req, u->src, u->tag, u->len);
     copy_clipped(req, 0, u->data, u->received);
     if (u->ack_id != 0)
@@ -545,6 +826,8 @@ int vbt_p2p_progress(void)
     }
     if (unlikely(p2p.npending > 0))
         drain_sendqs();
+    if (unlikely(p2p.nputs > 0))
+        put_progress();
     if (unlikely(p2p.failed != VBT_OK))
         return p2p.failed;
     return n;
@@ -552,7 +835,7 @@ int vbt_p2p_progress(void)
 
 void vbt_p2p_idle(vbt_backoff_t *backoff)
 {
-    vbt_backoff_idle(backoff, p2p.ib_up && p2p.npending == 0);
+    vbt_backoff_idle(backoff, p2p.ib_up && p2p.npending == 0 && p2p.nputs == 0);
 }
 
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
@@ -583,6 +866,7 @@ vbt_status_t vbt_p2p_init(void)
     memset(&p2p, 0, sizeof(p2p));
     p2p.my_world = vbt_rt.proc.rank;
     p2p.world_size = vbt_rt.proc.size;
+    p2p.rndv_threshold = vbt_cfg.rndv_threshold;
     p2p.frag = calloc((size_t)p2p.world_size, sizeof(*p2p.frag));
     p2p.sendq = calloc((size_t)p2p.world_size, sizeof(*p2p.sendq));
     if (p2p.frag == NULL || p2p.sendq == NULL)
@@ -599,7 +883,7 @@ vbt_status_t vbt_p2p_init(void)
 
     if (p2p.world_size == 1)
         return VBT_OK;
-    status = vbt_ib_init(&vbt_rt.proc, recv_cb);
+    status = vbt_ib_init(&vbt_rt.proc, recv_cb, put_cb);
     if (status == VBT_ERR_NO_DEVICE) {
         /* Fine until a message must cross to another rank: that send says why it cannot. */
         vbt_info("no usable RDMA device: messages to other ranks will fail");
@@ -620,7 +904,7 @@ vbt_status_t vbt_p2p_init(void)
 
 vbt_status_t vbt_p2p_flush(void)
 {
-    while (p2p.npending > 0) {
+    while (p2p.npending > 0 || p2p.nputs > 0) {
         int n = vbt_p2p_progress();
         if (n < 0)
             return (vbt_status_t)n;

@@ -1,5 +1,7 @@
-/* Point-to-point messaging: the send and receive protocols on top of a transport, the
- * delivery of arrived messages into the matching engine, and synchronous-send acks. */
+/* Point-to-point messaging: the send and receive protocols on top of a transport (eager,
+ * eager fragments, rendezvous with RDMA WRITE), the delivery of arrived messages into the
+ * matching engine, and synchronous-send acks. The protocols are described at the top of
+ * vbt_p2p.c. */
 #ifndef VBT_P2P_H
 #define VBT_P2P_H
 
@@ -13,24 +15,36 @@
 #include "vbt_status.h"
 
 /* The runtime's wire header, first in every message. Decoded defensively. */
-#define VBT_P2P_WIRE_VERSION 1
+#define VBT_P2P_WIRE_VERSION 2
 typedef enum {
     VBT_P2P_EAGER = 1,      /* the whole message */
     VBT_P2P_FRAG_FIRST = 2, /* first piece of a message larger than one transport send */
     VBT_P2P_FRAG = 3,       /* a following piece */
     VBT_P2P_ACK = 4,        /* the receiver matched a synchronous send */
+    VBT_P2P_RTS = 5,        /* ready to send: a large message waits at the sender; no payload */
+    VBT_P2P_CTS = 6,        /* clear to send: the receiver's registered buffer (vbt_p2p_cts_t) */
+    VBT_P2P_FIN = 7,        /* the sender's RDMA WRITEs into that buffer are done */
 } vbt_p2p_type_t;
 
 typedef struct __attribute__((packed)) {
     uint8_t version;
     uint8_t type;
     uint16_t reserved;
-    uint32_t context_id;
-    int32_t src; /* sender's rank in the communicator */
+    uint32_t context_id; /* EAGER, FRAG_FIRST, RTS: the matching fields */
+    int32_t src;         /* sender's rank in the communicator */
     int32_t tag;
-    uint64_t len;    /* whole message length */
-    uint64_t ack_id; /* sync send: id to acknowledge; ACK: the id acknowledged */
+    uint64_t len; /* EAGER, FRAG_FIRST, RTS: whole message length; CTS: bytes granted */
+    uint64_t id;  /* a request id: EAGER/FRAG_FIRST of a sync send: the one to ACK; ACK: that
+                     one; RTS: the sender's; CTS: the sender's it answers; FIN: the receiver's */
 } vbt_p2p_hdr_t;
+
+/* A CTS: the receiver matched the RTS and registered min(len, capacity) bytes at addr. */
+typedef struct __attribute__((packed)) {
+    vbt_p2p_hdr_t hdr; /* type CTS; id: the sender's request; len: bytes granted */
+    uint64_t recv_id;  /* the receiver's request, echoed by FIN */
+    uint64_t addr;     /* where to WRITE */
+    uint32_t rkey;
+} vbt_p2p_cts_t;
 
 vbt_status_t vbt_p2p_init(void);
 /* Hand every queued send to the transport (MPI_Finalize). */

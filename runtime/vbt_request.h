@@ -10,13 +10,14 @@
 #include "vbt_status.h"
 
 struct vbt_comm;
+struct vbt_rcache_region; /* vbt_ib_mem_t: a registration held by a rendezvous */
 
 #define VBT_REQUEST_MAGIC 0x56425251u /* "VBRQ": tells a live request from a stray pointer */
 
 typedef enum {
     VBT_REQ_SEND,
     VBT_REQ_RECV,
-    VBT_REQ_CTRL, /* internal: a control message (e.g. a synchronous-send ack) waiting to go */
+    VBT_REQ_CTRL, /* internal: a control message (ACK, CTS, FIN) waiting to go */
 } vbt_req_kind_t;
 
 enum {
@@ -26,6 +27,8 @@ enum {
     VBT_REQF_ACKED = 1u << 3,     /* sync send: the receiver's ack arrived */
     VBT_REQF_HANDED = 1u << 4,    /* send: every byte is with the transport */
     VBT_REQF_BSEND = 1u << 5,     /* send: data lives in the attached buffer, release it */
+    VBT_REQF_RNDV = 1u << 6,      /* send: goes by rendezvous; receive: matched one, awaits FIN */
+    VBT_REQF_CTS = 1u << 7,       /* rendezvous send: the receiver's CTS arrived */
 };
 
 typedef struct vbt_request {
@@ -40,10 +43,17 @@ typedef struct vbt_request {
     int tag;
     int peer_world; /* world rank of the peer for sends */
     void *buf;
-    size_t bytes;            /* send: message length; receive: buffer capacity */
+    size_t bytes;            /* send: message length (rendezvous, after CTS: bytes granted);
+                                receive: buffer capacity; ctrl CTS: bytes granted */
     size_t offset;           /* send: bytes already handed to the transport */
     const void *bsend_block; /* VBT_REQF_BSEND: block in the attached buffer */
-    uint64_t ack_id;         /* ctrl: the sender request id to acknowledge */
+    uint64_t ack_id;         /* ctrl: the id the message carries (vbt_p2p_hdr_t.id) */
+    /* Rendezvous. */
+    struct vbt_rcache_region *mem; /* registration of buf, held until the transfer is done */
+    uint64_t remote_id;            /* send: the receiver's request (for FIN); ctrl CTS: ours */
+    uint64_t remote_addr;          /* send: where to WRITE; ctrl CTS: our buffer */
+    uint32_t rkey;                 /* send: the receiver's key; ctrl CTS: ours */
+    uint8_t ctrl;                  /* ctrl: vbt_p2p_type_t of the message */
     /* Completion information, reported through MPI_Status. */
     int status_source;
     int status_tag;

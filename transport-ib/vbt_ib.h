@@ -1,14 +1,16 @@
 /* The InfiniBand verbs transport as the runtime sees it: one RC queue pair per peer, eager
- * SEND/RECV through a shared receive queue, credit flow control. The only header of
+ * SEND/RECV through a shared receive queue, credit flow control; memory registration through
+ * a registration cache and RDMA WRITE for the rendezvous protocol. The only header of
  * transport-ib/ the runtime includes; <infiniband/verbs.h> stays behind it.
  *
  * Call order: vbt_ib_init, the caller's vbt_modex_fence, vbt_ib_wireup, then any number of
- * vbt_ib_send / vbt_ib_progress / vbt_ib_block, then vbt_ib_finalize. Single-threaded: the
- * caller serialises every call. */
+ * vbt_ib_send / vbt_ib_mem_get / vbt_ib_put / vbt_ib_progress / vbt_ib_block, then
+ * vbt_ib_finalize. Single-threaded: the caller serialises every call. */
 #ifndef VBT_IB_H
 #define VBT_IB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "vbt_pmix.h"
@@ -18,13 +20,19 @@
  * The callback may call vbt_ib_send (a nested vbt_ib_progress returns 0). */
 typedef void (*vbt_ib_recv_cb_t)(int src_rank, const void *data, size_t len);
 
+/* Called when the RDMA WRITEs of a vbt_ib_put have all completed (the data is in the peer's
+ * memory), or failed (status says why; the failure was logged). From vbt_ib_progress. */
+typedef void (*vbt_ib_put_cb_t)(void *cookie, vbt_status_t status);
+
 /* Open the device, PD, CQ (with a completion channel), SRQ, pre-post receives, create one RC QP
- * per peer and publish our address with vbt_modex_put("ib.addr", ...). Does NOT fence.
+ * per peer, the registration cache, and publish our address with vbt_modex_put("ib.addr", ...).
+ * Does NOT fence.
  * Returns VBT_ERR_NO_DEVICE (logged at info, not error) when there is no usable device/port.
  * A VBT_IB_DEVICE or VBT_IB_GID_INDEX naming something that does not exist or is not ACTIVE is
  * a user error: logged at error, VBT_ERR_NOT_FOUND (VBT_ERR_INVALID_PARAM when malformed).
  * Too small RLIMIT_MEMLOCK: VBT_ERR_MEMLOCK, with one message saying how to raise it. */
-vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb);
+vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
+                         vbt_ib_put_cb_t put_cb);
 
 /* After the caller's vbt_modex_fence(): read every peer's address, bring QPs to RTS. */
 vbt_status_t vbt_ib_wireup(void);
@@ -38,6 +46,31 @@ size_t vbt_ib_max_send(void);
  * vbt_ib_progress(). Other errors: logged, peer unusable. Ordered per peer. */
 vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
                          size_t len);
+
+/* ---- rendezvous support: registered memory and RDMA WRITE ----------------------------------
+ * A registration held by one operation, from the registration cache (VBT_RCACHE_MAX): a hit
+ * costs no system call; memory the application unmaps or frees is never served stale. */
+typedef struct vbt_rcache_region vbt_ib_mem_t;
+#define VBT_IB_MEM_REMOTE_WRITE 0x1u /* the target of a peer's RDMA WRITE */
+
+/* Register [addr, addr + len), len > 0, with the access flags (0: the source of a WRITE).
+ * Failures are logged (with RLIMIT_MEMLOCK advice when pinning is refused). */
+vbt_status_t vbt_ib_mem_get(const void *addr, size_t len, unsigned flags, vbt_ib_mem_t **mem_p);
+/* Release it: it stays cached for the next message from the same memory. */
+void vbt_ib_mem_put(vbt_ib_mem_t *mem);
+/* The key a peer needs to WRITE into it. */
+uint32_t vbt_ib_mem_rkey(const vbt_ib_mem_t *mem);
+
+/* RDMA WRITE [laddr, laddr + len), inside mem, to the peer's [raddr, raddr + len) (rkey), as
+ * WRITEs of at most the port's max_msg_sz and a fragment size each, several in flight (as
+ * many as the peer's send queue and the per-peer window allow). Posts a prefix and sets
+ * *posted_p to its length. VBT_OK: all len bytes are posted, and put_cb(cookie) follows when
+ * the last WRITE completes. VBT_ERR_NO_RESOURCE: only *posted_p bytes went (maybe 0): call
+ * again for the rest after vbt_ib_progress. Other errors: logged, peer unusable. Ordered with
+ * vbt_ib_send on the same peer: a SEND posted after the call returned VBT_OK arrives after
+ * the data is in place. len > 0. */
+vbt_status_t vbt_ib_put(int peer, const void *laddr, size_t len, vbt_ib_mem_t *mem, uint64_t raddr,
+                        uint32_t rkey, void *cookie, size_t *posted_p);
 
 /* Poll the CQ once: deliver arrivals through recv_cb, retire send completions, return credits.
  * Returns the number of completions handled (>= 0) or a negative vbt_status_t on a fatal error
@@ -55,7 +88,8 @@ int vbt_ib_progress(void);
 vbt_status_t vbt_ib_block(int timeout_ms);
 
 /* Wait (bounded) until every eager send posted so far is acknowledged by its peer's NIC, then
- * destroy QPs, SRQ, CQ, channel, memory region, PD and close the device. */
+ * destroy QPs, SRQ, CQ, channel, the registration cache (its statistics at debug), memory
+ * region, PD and close the device. */
 void vbt_ib_finalize(void);
 
 /* For verbatim-info: every device, port (state, link layer, MTU, LID), GID (index, type,

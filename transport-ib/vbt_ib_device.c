@@ -455,6 +455,15 @@ static const char memlock_howto[] =
     "every login with `* - memlock unlimited` in /etc/security/limits.conf, for a systemd "
     "service with LimitMEMLOCK=infinity, for a container with --ulimit memlock=-1";
 
+size_t vbt_ib_memlock_left(size_t pinned)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || has_cap_ipc_lock())
+        return SIZE_MAX;
+    return (rlim_t)pinned < rl.rlim_cur ? (size_t)(rl.rlim_cur - (rlim_t)pinned) : 0;
+}
+
 int vbt_ib_memlock_explain(char *buf, size_t len)
 {
     struct rlimit rl;

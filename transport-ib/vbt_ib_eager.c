@@ -73,8 +73,10 @@ void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
     s->credits = credits;
     s->rx_count = n * (uint32_t)(credits + VBT_IB_CTL_RESERVE);
     s->bounce_count = bounce;
-    /* Room for a window of data, the control messages and an unsignalled tail. */
-    s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY);
+    /* Room for a window of data, the control messages, an unsignalled tail and the rendezvous
+     * WRITEs in flight. */
+    s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY +
+                                VBT_IB_PUT_WINDOW);
     s->cq_size = s->rx_count + n * s->sq_depth;
     s->stride = (uint32_t)((sizeof(vbt_ib_hdr_t) + eager_limit + 63) & ~(size_t)63);
     s->pool_bytes = page_align((size_t)(s->rx_count + bounce) * s->stride);
@@ -191,7 +193,9 @@ vbt_status_t vbt_ib_eager_init(void)
     c->bounce_free = malloc(s->bounce_count * sizeof(*c->bounce_free));
     c->owe_list = malloc((size_t)c->size * sizeof(*c->owe_list));
     c->sq_bounce_all = calloc((size_t)c->size * s->sq_depth, sizeof(*c->sq_bounce_all));
-    if (c->bounce_free == NULL || c->owe_list == NULL || c->sq_bounce_all == NULL) {
+    c->sq_put_all = calloc((size_t)c->size * s->sq_depth, sizeof(*c->sq_put_all));
+    if (c->bounce_free == NULL || c->owe_list == NULL || c->sq_bounce_all == NULL ||
+        c->sq_put_all == NULL) {
         vbt_error("out of memory for the InfiniBand free lists");
         status = VBT_ERR_NO_MEMORY;
         goto err_free_lists;
@@ -199,8 +203,10 @@ vbt_status_t vbt_ib_eager_init(void)
     for (uint32_t i = 0; i < s->bounce_count; i++)
         c->bounce_free[i] = s->bounce_count - 1 - i;
     c->bounce_nfree = s->bounce_count;
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < c->size; r++) {
         c->peers[r].sq_bounce = c->sq_bounce_all + (size_t)r * s->sq_depth;
+        c->peers[r].sq_put = c->sq_put_all + (size_t)r * s->sq_depth;
+    }
 
     /* Pre-built work requests: the hot path fills in only what changes. */
     memset(&c->send_wr, 0, sizeof(c->send_wr));
@@ -223,9 +229,11 @@ err_free_lists:
     free(c->bounce_free);
     free(c->owe_list);
     free(c->sq_bounce_all);
+    free(c->sq_put_all);
     c->bounce_free = NULL;
     c->owe_list = NULL;
     c->sq_bounce_all = NULL;
+    c->sq_put_all = NULL;
     ibv_dereg_mr(c->mr);
     c->mr = NULL;
 err_free_pool:
@@ -259,6 +267,7 @@ void vbt_ib_eager_cleanup(void)
     free(c->bounce_free);
     free(c->owe_list);
     free(c->sq_bounce_all);
+    free(c->sq_put_all);
     c->srq = NULL;
     c->cq = NULL;
     c->channel = NULL;
@@ -267,6 +276,7 @@ void vbt_ib_eager_cleanup(void)
     c->bounce_free = NULL;
     c->owe_list = NULL;
     c->sq_bounce_all = NULL;
+    c->sq_put_all = NULL;
 }
 
 void vbt_ib_eager_peer_ready(int peer)
@@ -277,13 +287,15 @@ void vbt_ib_eager_peer_ready(int peer)
     p->owed = 0;
     p->sq_head = p->sq_tail = 0;
     p->unsig = p->unsig_bounce = 0;
+    p->puts = 0;
     p->fin_received = p->fin_posted = 0;
     p->state = VBT_IB_PEER_READY;
 }
 
 /* ---- send completions --------------------------------------------------------------------- */
 
-/* Retire every WR of peer up to and including seq; free their bounce buffers. */
+/* Retire every WR of peer up to and including seq: free their bounce buffers, and report the
+ * rendezvous puts whose last WRITE is among them as done. */
 static inline void sq_retire(vbt_ib_ctx_t *c, vbt_ib_peer_t *p, uint32_t seq)
 {
     uint32_t end = seq + 1;
@@ -293,28 +305,19 @@ static inline void sq_retire(vbt_ib_ctx_t *c, vbt_ib_peer_t *p, uint32_t seq)
     while (p->sq_tail != end) {
         uint32_t slot = p->sq_tail & c->sq_mask;
         uint32_t b = p->sq_bounce[slot];
+        void *put = p->sq_put[slot];
         if (b != 0) {
             c->bounce_free[c->bounce_nfree++] = b - 1;
             p->sq_bounce[slot] = 0;
         }
         p->sq_tail++;
+        if (put != NULL) {
+            p->sq_put[slot] = NULL;
+            p->puts--;
+            if (put != VBT_IB_PUT_MORE)
+                c->put_cb(put, VBT_OK);
+        }
     }
-}
-
-/* Whether to signal the WR about to be posted, updating the unsignalled counters. */
-static inline int sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int bounce)
-{
-    uint32_t unsig = p->unsig + 1u;
-    uint32_t ub = p->unsig_bounce + (uint32_t)bounce;
-
-    if (unsig >= c->sig_every || ub >= c->sig_every_bounce) {
-        p->unsig = 0;
-        p->unsig_bounce = 0;
-        return 1;
-    }
-    p->unsig = (uint16_t)unsig;
-    p->unsig_bounce = (uint16_t)ub;
-    return 0;
 }
 
 /* ---- errors (cold) ------------------------------------------------------------------------ */
@@ -328,6 +331,8 @@ static const char *op_name(int op)
         return "credit message";
     case VBT_IB_OP_FIN:
         return "finalize message";
+    case VBT_IB_OP_WRITE:
+        return "RDMA write";
     }
     return "receive";
 }
@@ -443,11 +448,15 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
         return VBT_ERR_IO;
     }
     p = &c->peers[peer];
+    /* The WRs before this one completed (RC reports every error); this one and every one
+     * after it failed, or will only be flushed. */
+    sq_retire(c, p, (uint32_t)wc->wr_id - 1);
+    vbt_ib_put_fail_from(peer, (uint32_t)wc->wr_id, VBT_ERR_PEER_FAILED);
     sq_retire(c, p, (uint32_t)wc->wr_id);
     first = p->state != VBT_IB_PEER_FAILED;
     peer_fail(p, op, wc->status);
 
-    if (op != VBT_IB_OP_DATA) {
+    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE) {
         if (first)
             vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "
                       "will fail",
@@ -459,14 +468,13 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     p->fail_reported = 1;
     if (first || wc->status != IBV_WC_WR_FLUSH_ERR) {
         likely_cause(wc->status, peer, cause, sizeof(cause));
-        vbt_error("eager send to rank %d failed: %s (status %d, vendor error 0x%x): %s", peer,
+        vbt_error("%s to rank %d failed: %s (status %d, vendor error 0x%x): %s", op_name(op), peer,
                   ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, cause);
     } else {
         likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
-        vbt_error("eager send to rank %d failed: the connection had failed earlier with %s on a "
-                  "%s: %s",
-                  peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status), op_name(p->fail_op),
-                  cause);
+        vbt_error("%s to rank %d failed: the connection had failed earlier with %s on a %s: %s",
+                  op_name(op), peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
+                  op_name(p->fail_op), cause);
     }
     return VBT_ERR_PEER_FAILED;
 }
@@ -552,7 +560,7 @@ static int send_ctl(int peer, vbt_ib_msg_type_t type)
     c->send_wr.opcode = IBV_WR_SEND;
     c->send_wr.wr_id = vbt_ib_send_wrid(op, peer, seq);
     /* A FIN is always signalled: its completion says everything before it arrived. */
-    if (sq_signal(c, p, b != 0) || type == VBT_IB_MSG_FIN) {
+    if (vbt_ib_sq_signal(c, p, b != 0) || type == VBT_IB_MSG_FIN) {
         flags |= IBV_SEND_SIGNALED;
         p->unsig = p->unsig_bounce = 0;
     }
@@ -628,7 +636,6 @@ size_t vbt_ib_max_send(void)
 static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    vbt_ib_peer_t *p;
 
     if (peer < 0 || peer >= c->size) {
         vbt_error("vbt_ib_send to rank %d: no such rank (world size %d)", peer, c->size);
@@ -640,7 +647,14 @@ static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
                   peer, hdr_len, len, c->max_send);
         return VBT_ERR_INVALID_PARAM;
     }
-    p = &c->peers[peer];
+    return vbt_ib_peer_refused(peer, "vbt_ib_send");
+}
+
+vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+
     switch (p->state) {
     case VBT_IB_PEER_READY:
         return VBT_ERR_NO_RESOURCE; /* no credit, send-queue slot or bounce buffer now */
@@ -656,26 +670,32 @@ static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
         return VBT_ERR_PEER_FAILED;
     default:
         if (peer == c->rank)
-            vbt_error("vbt_ib_send to rank %d, this process: self messages never reach the "
-                      "transport",
+            vbt_error("%s to rank %d, this process: self messages never reach the transport", call,
                       peer);
         else
-            vbt_error("vbt_ib_send to rank %d before vbt_ib_wireup connected it", peer);
+            vbt_error("%s to rank %d before vbt_ib_wireup connected it", call, peer);
         return VBT_ERR_UNREACHABLE;
     }
+}
+
+vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_status_t status;
+
+    status = vbt_ib_check_rc(rc, 0, "%s to rank %d (ibv_post_send)", op_name(op), peer);
+    peer_fail(&c->peers[peer], op, IBV_WC_GENERAL_ERR);
+    c->peers[peer].fail_reported = 1;
+    return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
 }
 
 static NOINLINE vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    vbt_status_t status;
 
     if (b != 0)
         c->bounce_free[c->bounce_nfree++] = b - 1;
-    status = vbt_ib_check_rc(rc, 0, "eager send to rank %d (ibv_post_send)", peer);
-    peer_fail(&c->peers[peer], VBT_IB_OP_DATA, IBV_WC_GENERAL_ERR);
-    c->peers[peer].fail_reported = 1;
-    return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
+    return vbt_ib_post_failed(peer, rc, VBT_IB_OP_DATA);
 }
 
 vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload, size_t len)
@@ -731,7 +751,7 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
         c->send_wr.num_sge = 1;
         flags = 0;
     }
-    if (sq_signal(c, p, b != 0))
+    if (vbt_ib_sq_signal(c, p, b != 0))
         flags |= IBV_SEND_SIGNALED;
     c->send_wr.wr_id = vbt_ib_send_wrid(VBT_IB_OP_DATA, peer, seq);
     c->send_wr.opcode = IBV_WR_SEND;

@@ -282,7 +282,8 @@ static vbt_status_t check_device_limits(void)
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb)
+vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
+                         vbt_ib_put_cb_t put_cb)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char err[768], what[96];
@@ -297,6 +298,7 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb)
     c->size = proc->size;
     c->npeers = proc->size - 1;
     c->recv_cb = recv_cb;
+    c->put_cb = put_cb;
     if (vbt_cfg.eager_limit < VBT_IB_EAGER_MIN || vbt_cfg.eager_limit > VBT_IB_EAGER_MAX) {
         vbt_error("VBT_EAGER_LIMIT=%zu is out of range: use %u to %u bytes", vbt_cfg.eager_limit,
                   VBT_IB_EAGER_MIN, VBT_IB_EAGER_MAX);
@@ -334,6 +336,9 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb)
     status = vbt_ib_eager_init();
     if (status != VBT_OK)
         goto err_free_peers;
+    status = vbt_ib_rndv_init();
+    if (status != VBT_OK)
+        goto err_eager_cleanup;
 
     c->max_inline = VBT_IB_INLINE_WANT;
     for (int r = 0; r < c->size; r++) {
@@ -360,6 +365,8 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb)
 
 err_destroy_qps:
     destroy_qps();
+    vbt_ib_rndv_cleanup();
+err_eager_cleanup:
     vbt_ib_eager_cleanup();
 err_free_peers:
     free(c->peers);
@@ -418,6 +425,7 @@ void vbt_ib_finalize(void)
     if (c->wired)
         vbt_ib_eager_drain(VBT_IB_DRAIN_TIMEOUT);
     destroy_qps();
+    vbt_ib_rndv_cleanup();
     vbt_ib_eager_cleanup();
     free(c->peers);
     vbt_ib_check_rc(ibv_dealloc_pd(c->pd), 0, "ibv_dealloc_pd");

@@ -35,6 +35,13 @@
 #define VBT_IB_EAGER_MIN   256
 #define VBT_IB_EAGER_MAX   (1u << 20)
 #define VBT_IB_HDR_MAX     64 /* largest runtime header vbt_ib_send takes */
+/* Rendezvous: one RDMA WRITE carries at most this (and the port's max_msg_sz), and at most
+ * VBT_IB_PUT_WINDOW WRITEs per peer are in flight. 8 MiB in flight covers the bandwidth-delay
+ * product of any single link (25 GB/s x 10 us is 250 KB) many times over, while fragments
+ * bound how long an eager message to the same peer waits behind a large transfer in the send
+ * queue (1 MiB is ~80 us at 12.5 GB/s) and leave the rest of the queue to eager traffic. */
+#define VBT_IB_PUT_FRAG   (1u << 20)
+#define VBT_IB_PUT_WINDOW 8
 
 /* ---- wire format ----------------------------------------------------------------------------
  * Every SEND starts with this header. Host byte order: all ranks of a job share an ABI. */
@@ -63,7 +70,11 @@ typedef enum {
     VBT_IB_OP_DATA = 0,   /* eager send */
     VBT_IB_OP_CREDIT = 1, /* explicit credit message */
     VBT_IB_OP_FIN = 2,    /* signalled FIN message of finalize */
+    VBT_IB_OP_WRITE = 3,  /* rendezvous RDMA WRITE */
 } vbt_ib_op_t;
+
+/* sq_put[] value of a WRITE that is not the last of its vbt_ib_put (no callback). */
+#define VBT_IB_PUT_MORE ((void *)1)
 
 static inline uint64_t vbt_ib_send_wrid(vbt_ib_op_t op, int peer, uint32_t seq)
 {
@@ -149,8 +160,10 @@ typedef struct {
     uint8_t fail_op;       /* vbt_ib_op_t of the first failed WR */
     uint8_t fin_received;  /* the peer is finalizing: send it no more credit messages */
     uint8_t fin_posted;    /* our FIN is posted, as WR fin_seq */
+    uint16_t puts;         /* RDMA WRITEs in flight (at most VBT_IB_PUT_WINDOW) */
     struct ibv_qp *qp;
     uint32_t *sq_bounce; /* per send-queue slot: bounce buffer index + 1, 0 for none */
+    void **sq_put;       /* per slot: a WRITE's cookie, VBT_IB_PUT_MORE, or NULL (not a WRITE) */
     uint32_t fin_seq;
     /* cold */
     uint32_t psn;    /* our initial send PSN on this QP */
@@ -185,6 +198,11 @@ typedef struct {
     uint32_t rx_batch;          /* receive WRs collected for re-posting */
     struct ibv_send_wr send_wr; /* pre-built: only the changing fields are set per send */
     struct ibv_sge send_sge[3];
+    struct ibv_send_wr put_wr; /* pre-built RDMA WRITE */
+    struct ibv_sge put_sge;
+    size_t max_put; /* bytes per WRITE: min(port max_msg_sz, VBT_IB_PUT_FRAG) */
+    vbt_ib_put_cb_t put_cb;
+    struct vbt_rcache *rcache;
     struct ibv_recv_wr rx_wr[VBT_IB_POLL_BATCH];
     struct ibv_sge rx_sge[VBT_IB_POLL_BATCH];
     int rx_src[VBT_IB_POLL_BATCH];          /* who sent it, -1 unknown */
@@ -197,6 +215,7 @@ typedef struct {
     struct ibv_mr *mr;
     void *pool;
     uint32_t *sq_bounce_all;
+    void **sq_put_all;
     vbt_ib_choice_t choice;
     vbt_ib_sizes_t sizes;
     int npeers;
@@ -246,6 +265,9 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
 /* VBT_OK when `need` bytes may be pinned; else logs one message saying how to raise
  * RLIMIT_MEMLOCK and returns VBT_ERR_MEMLOCK. */
 vbt_status_t vbt_ib_memlock_check(size_t need, const char *what);
+/* What RLIMIT_MEMLOCK leaves for more pinning once `pinned` bytes are pinned: SIZE_MAX when
+ * unlimited (or CAP_IPC_LOCK lifts it), 0 when nothing is left. */
+size_t vbt_ib_memlock_left(size_t pinned);
 /* Append to buf a sentence on RLIMIT_MEMLOCK: its value and how to raise it. Returns 1 when the
  * limit can be what stopped a registration (finite and no CAP_IPC_LOCK). */
 int vbt_ib_memlock_explain(char *buf, size_t len);
@@ -261,5 +283,37 @@ void vbt_ib_eager_peer_ready(int peer);
 /* Finalize's goodbye: send each peer a FIN and wait, at most timeout_ms, until for every peer
  * our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done). */
 void vbt_ib_eager_drain(int timeout_ms);
+
+/* Why peer takes no WR now: VBT_ERR_NO_RESOURCE when it is READY (the caller knows it is out of
+ * credits or slots), else the error, logged once (call names the caller in the message). */
+vbt_status_t vbt_ib_peer_refused(int peer, const char *call) __attribute__((noinline, cold));
+/* ibv_post_send of an op towards peer returned rc: log it, mark the peer failed. */
+vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op) __attribute__((noinline, cold));
+
+/* Whether to signal the WR about to be posted on p, updating the unsignalled counters: one in
+ * sig_every WRs, and one in sig_every_bounce of those holding a bounce buffer. */
+static inline int vbt_ib_sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int bounce)
+{
+    uint32_t unsig = p->unsig + 1u;
+    uint32_t ub = p->unsig_bounce + (uint32_t)bounce;
+
+    if (unsig >= c->sig_every || ub >= c->sig_every_bounce) {
+        p->unsig = 0;
+        p->unsig_bounce = 0;
+        return 1;
+    }
+    p->unsig = (uint16_t)unsig;
+    p->unsig_bounce = (uint16_t)ub;
+    return 0;
+}
+
+/* ---- vbt_ib_rndv.c ------------------------------------------------------------------------- */
+/* The registration cache (its limit: VBT_RCACHE_MAX, within what RLIMIT_MEMLOCK leaves after
+ * the pools) and the pre-built WRITE. After the PD and the pools exist. */
+vbt_status_t vbt_ib_rndv_init(void);
+void vbt_ib_rndv_cleanup(void);
+/* Report every WRITE of peer posted at or after seq as failed (its QP is in error: they will
+ * only be flushed). */
+void vbt_ib_put_fail_from(int peer, uint32_t seq, vbt_status_t status);
 
 #endif

@@ -16,6 +16,8 @@ vbt_config_t vbt_cfg = {
     .ib_device = "auto",
     .ib_gid_index = -1,
     .eager_limit = 8192,
+    .rndv_threshold = 65536,
+    .rcache_max = (size_t)1 << 30,
 };
 
 static const vbt_knob_t knobs[] = {
@@ -42,6 +44,20 @@ static const vbt_knob_t knobs[] = {
      {.size = &vbt_cfg.eager_limit},
      "largest message (runtime header + payload) sent eagerly in one InfiniBand SEND; must be "
      "the same on every rank (256 to 1m)"},
+    {"VBT_RNDV_THRESHOLD",
+     "64k",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.rndv_threshold},
+     "messages larger than this go by rendezvous: the receiver's buffer is registered and the "
+     "sender RDMA WRITEs straight into it, no copies; smaller ones are copied through eager "
+     "buffers. May differ between ranks (the sender decides)"},
+    {"VBT_RCACHE_MAX",
+     "1g",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.rcache_max},
+     "bytes of registered (pinned) memory the registration cache keeps; above it the least "
+     "recently used registrations not in use are dropped. Lowered to what RLIMIT_MEMLOCK "
+     "allows"},
     {"VBT_CC",
      "cc",
      VBT_KNOB_STRING,

@@ -39,6 +39,8 @@ typedef struct {
     const char *ib_device; /* VBT_IB_DEVICE: "auto" or device[:port] */
     int ib_gid_index;      /* VBT_IB_GID_INDEX: -1 picks automatically */
     size_t eager_limit;    /* VBT_EAGER_LIMIT: largest runtime header + payload of one send */
+    size_t rndv_threshold; /* VBT_RNDV_THRESHOLD: larger messages go by rendezvous */
+    size_t rcache_max;     /* VBT_RCACHE_MAX: registered bytes the registration cache keeps */
 } vbt_config_t;
 
 extern vbt_config_t vbt_cfg;

@@ -356,7 +356,7 @@ int main(int argc, char **argv)
         fail("vbt_pmix_init", st);
     vbt_log_set_identity("ib_transport", proc.rank);
 
-    st = vbt_ib_init(&proc, recv_cb);
+    st = vbt_ib_init(&proc, recv_cb, NULL);
     if (st == VBT_ERR_NO_DEVICE) {
         printf("SKIP: no usable RDMA device or port (VBT_LOG=info says why)\n");
         vbt_modex_fence();
