@@ -8,7 +8,12 @@
 
 /* Empty polls before a dedicated core starts yielding: a few tens of microseconds of spinning,
  * enough for a small-message round trip on a real NIC. */
-#define VBT_SPIN_POLLS 4096
+static unsigned spin_polls = 4096;
+
+void vbt_backoff_set_spin(unsigned polls)
+{
+    spin_polls = polls;
+}
 /* After this long without an event, sleep on the completion channel instead of yielding. */
 #define VBT_YIELD_NS (20 * 1000 * 1000ull)
 #define VBT_BLOCK_MS 100
@@ -23,7 +28,7 @@ static uint64_t now_ns(void)
 void vbt_backoff_idle(vbt_backoff_t *b, int can_block)
 {
     b->idle++;
-    if (!vbt_rt.oversubscribed && b->idle < VBT_SPIN_POLLS) {
+    if (!vbt_rt.oversubscribed && b->idle < spin_polls) {
         vbt_cpu_relax();
         return;
     }

@@ -17,6 +17,10 @@ static inline void vbt_backoff_init(vbt_backoff_t *b)
     b->start_ns = 0;
 }
 
+/* How many empty polls to spin before yielding: none on a shared core, a few on a software
+ * RDMA device (its packets are processed by the kernel on these same cores), more on a NIC. */
+void vbt_backoff_set_spin(unsigned polls);
+
 /* Called after a progress call that found nothing. can_block: every event we wait for arrives
  * through the verbs completion queue, so sleeping on its channel cannot miss one. */
 void vbt_backoff_idle(vbt_backoff_t *b, int can_block);

@@ -40,6 +40,10 @@ vbt_status_t vbt_ib_wireup(void);
 /* Largest hdr_len + len one vbt_ib_send carries (the eager limit, VBT_EAGER_LIMIT). */
 size_t vbt_ib_max_send(void);
 
+/* Is the device a software one (Soft-RoCE rxe, siw)? Its "NIC" is kernel work on our own
+ * cores, so a rank that spins on the CQ delays the very packets it waits for. */
+int vbt_ib_device_is_software(void);
+
 /* Send hdr (runtime header, <= 64 bytes) followed by payload to peer (world rank != self).
  * VBT_OK: posted; both buffers may be reused at once (inline, or copied to a registered bounce
  * buffer). VBT_ERR_NO_RESOURCE: no credit or send slot now: nothing was sent, call again after

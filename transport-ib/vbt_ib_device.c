@@ -547,6 +547,17 @@ static void describe_port(FILE *out, struct ibv_context *dev, int nports, uint8_
     free(gids);
 }
 
+/* The kernel's software providers report these vendor ids (drivers/infiniband/sw/rxe/rxe_param.h
+ * RXE_VENDOR_ID, drivers/infiniband/sw/siw/siw.h SIW_VENDOR_ID). */
+#define VBT_IB_VENDOR_RXE 0xffffffu
+#define VBT_IB_VENDOR_SIW 0x626d74u
+
+int vbt_ib_device_is_software(void)
+{
+    uint32_t v = vbt_ib_ctx.choice.dev_attr.vendor_id;
+    return v == VBT_IB_VENDOR_RXE || v == VBT_IB_VENDOR_SIW;
+}
+
 void vbt_ib_describe(FILE *out)
 {
     struct ibv_device **list;
