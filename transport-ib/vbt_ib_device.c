@@ -626,4 +626,15 @@ void vbt_ib_describe(FILE *out)
             "ranks\n",
             vbt_cfg.eager_limit, size_str(s2.pinned_bytes, a, sizeof(a)),
             size_str(s64.pinned_bytes, b, sizeof(b)));
+    /* What the registration cache may pin on top (vbt_ib_rndv_init applies the same rule). */
+    {
+        size_t left = vbt_ib_memlock_left(s2.pinned_bytes);
+        size_t cache = left < vbt_cfg.rcache_max ? left : vbt_cfg.rcache_max;
+        fprintf(out,
+                "  Registration cache (messages above VBT_RNDV_THRESHOLD=%zu): up to %s "
+                "(VBT_RCACHE_MAX=%zu%s)\n",
+                vbt_cfg.rndv_threshold, size_str(cache, a, sizeof(a)), vbt_cfg.rcache_max,
+                left < vbt_cfg.rcache_max ? ", lowered to what RLIMIT_MEMLOCK leaves at 2 ranks"
+                                          : "");
+    }
 }

@@ -233,32 +233,40 @@ static void test_concurrent(void)
 static void test_late(void)
 {
     size_t len = 3 * MIB + 17;
-    unsigned char *buf;
-    MPI_Request req;
+    unsigned char *a, *b;
+    MPI_Request reqs[2];
     MPI_Status st;
 
     if (size < 2 || rank > 1)
         return;
-    buf = xmalloc(len);
+    a = xmalloc(len);
+    b = xmalloc(len);
     if (rank == 0) {
-        fill(buf, len, 31);
-        MPI_Isend(buf, (int)len, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &req); /* RTS goes at once */
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
-        fill(buf, len, 32);
-        MPI_Send(buf, (int)len, MPI_BYTE, 1, 6, MPI_COMM_WORLD); /* blocking, receive late */
+        fill(a, len, 31);
+        fill(b, len, 32);
+        /* Both RTSs go at once, long before the receives. */
+        MPI_Isend(a, (int)len, MPI_BYTE, 1, 5, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Isend(b, (int)len, MPI_BYTE, 1, 6, MPI_COMM_WORLD, &reqs[1]);
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+        fill(a, len, 33);
+        MPI_Send(a, (int)len, MPI_BYTE, 1, 7, MPI_COMM_WORLD); /* blocking, receive late */
     } else {
-        sleep_ms(300); /* both RTSs arrive before their receives */
-        memset(buf, 0, len);
-        MPI_Recv(buf, (int)len, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &st);
+        sleep_ms(300);
+        memset(a, 0, len);
+        MPI_Recv(a, (int)len, MPI_BYTE, 0, 5, MPI_COMM_WORLD, &st);
         CHECK(get_count(&st) == len);
-        verify(buf, len, 31, "late receive");
-        memset(buf, 0, len);
-        MPI_Irecv(buf, (int)len, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &req);
-        MPI_Wait(&req, &st);
-        CHECK(st.MPI_TAG == 6 && get_count(&st) == len);
-        verify(buf, len, 32, "late receive (blocking send)");
+        verify(a, len, 31, "late receive");
+        memset(b, 0, len);
+        MPI_Irecv(b, (int)len, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &reqs[0]);
+        MPI_Wait(&reqs[0], &st);
+        CHECK(st.MPI_TAG == 6 && st.MPI_SOURCE == 0 && get_count(&st) == len);
+        verify(b, len, 32, "late receive (any source, any tag)");
+        sleep_ms(200);
+        MPI_Recv(a, (int)len, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st);
+        verify(a, len, 33, "late receive (blocking send)");
     }
-    free(buf);
+    free(a);
+    free(b);
 }
 
 /* ---- MPI_ANY_SOURCE -------------------------------------------------------------------------- */

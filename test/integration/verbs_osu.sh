@@ -135,6 +135,30 @@ check_csv "multi_lat -f --csv" "benchmark,library,size,latency_us,min_us,max_us"
 run 2 latency -c -f -m 4k:8k -i 5 -x 0
 check_text "latency -f" "Max Latency(us)" 4 4096 8192
 
+# -c catches a corrupted byte and says where, and mpirun forwards that line before the job
+# ends (a regression: it was lost when MPI_Abort followed at once). A copy of the sources whose
+# fill flips bit 0 of byte 77 of every message above 100 bytes.
+mpicc="$abs_top_builddir/build-bin/mpicc"
+src=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}/examples/osu
+mkdir "$tmp/corrupt"
+sed 's|^    if (len % 8) {|    if (len > 100) p[77] ^= 1; /* corrupt */\n    if (len % 8) {|' \
+    "$src/osu_common.c" >"$tmp/corrupt/osu_common.c"
+cp "$src/osu_common.h" "$src/osu_bw.c" "$tmp/corrupt/"
+if ! grep -q '/\* corrupt \*/' "$tmp/corrupt/osu_common.c"; then
+    failed "could not make the corrupting copy of osu_common.c (osu_fill changed?)"
+elif ! "$mpicc" -O2 -o "$tmp/corrupt/bw" "$tmp/corrupt/osu_bw.c" "$tmp/corrupt/osu_common.c" \
+    >"$tmp/cc.log" 2>&1; then
+    failed "building the corrupting copy with $mpicc" "$tmp/cc.log"
+else
+    timeout 300 "$MPIRUN" -n 2 "$tmp/corrupt/bw" -c -m 64:256 -i 3 -x 0 -W 2 >"$tmp/out" 2>&1
+    rc=$?
+    echo "mpirun -n 2 (corrupting copy of vbt_osu_bw) -c -> exit $rc"
+    want='vbt_osu_bw: validation failed on rank 1: size 128, iteration 0, byte 77: got 0x'
+    if [ $rc -ne 3 ] || ! grep -q "$want" "$tmp/out"; then
+        failed "-c with a corrupted byte: exit $rc, expected 3 (MPI_Abort) and /$want/" "$tmp/out"
+    fi
+fi
+
 # Bad options and rank counts: exit 2 from every rank, one usage message (from rank 0).
 expect_usage() {
     if [ "$rc" -ne 2 ]; then
