@@ -16,7 +16,7 @@ vbt_config_t vbt_cfg = {
     .ib_device = "auto",
     .ib_gid_index = -1,
     .eager_limit = 8192,
-    .rndv_threshold = 65536,
+    .rndv_threshold = 32768,
     .rcache_max = (size_t)1 << 30,
 };
 
@@ -45,7 +45,7 @@ static const vbt_knob_t knobs[] = {
      "largest message (runtime header + payload) sent eagerly in one InfiniBand SEND; must be "
      "the same on every rank (256 to 1m)"},
     {"VBT_RNDV_THRESHOLD",
-     "64k",
+     "32k",
      VBT_KNOB_SIZE,
      {.size = &vbt_cfg.rndv_threshold},
      "messages larger than this go by rendezvous: the receiver's buffer is registered and the "

@@ -20,7 +20,7 @@
 
 static int rank, size;
 static size_t eager_limit = 8192;     /* VBT_EAGER_LIMIT's default */
-static size_t rndv_threshold = 65536; /* VBT_RNDV_THRESHOLD's default */
+static size_t rndv_threshold = 32768; /* VBT_RNDV_THRESHOLD's default */
 static size_t max_size;               /* "sizes" goes up to this (RNDV_MAX_SIZE, 16 MiB) */
 
 #define MIB       ((size_t)1 << 20)
