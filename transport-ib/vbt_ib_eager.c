@@ -154,14 +154,14 @@ vbt_status_t vbt_ib_eager_init(void)
     if (fcntl(c->channel->fd, F_SETFL, fcntl(c->channel->fd, F_GETFL) | O_NONBLOCK) != 0) {
         vbt_error("cannot make the completion channel non-blocking: %m");
         status = VBT_ERR_IO;
-        goto err_destroy_channel;
+        goto err_cleanup;
     }
 
     c->cq = ibv_create_cq(c->dev, (int)s->cq_size, NULL, c->channel, 0);
     status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)", c->choice.name,
                               s->cq_size);
     if (status != VBT_OK)
-        goto err_destroy_channel;
+        goto err_cleanup;
 
     memset(&sa, 0, sizeof(sa));
     sa.attr.max_wr = s->rx_count;
@@ -170,14 +170,14 @@ vbt_status_t vbt_ib_eager_init(void)
     status = vbt_ib_check_ptr(c->srq, VBT_IB_PINS, "ibv_create_srq(%s, %u receives)",
                               c->choice.name, s->rx_count);
     if (status != VBT_OK)
-        goto err_destroy_cq;
+        goto err_cleanup;
 
     rc = posix_memalign(&pool, 4096, s->pool_bytes);
     if (rc != 0) {
         vbt_error("cannot allocate the %zu-byte InfiniBand buffer pool: %s", s->pool_bytes,
                   strerror(rc));
         status = VBT_ERR_NO_MEMORY;
-        goto err_destroy_srq;
+        goto err_cleanup;
     }
     memset(pool, 0, s->pool_bytes);
     c->pool = pool;
@@ -185,7 +185,7 @@ vbt_status_t vbt_ib_eager_init(void)
     status = vbt_ib_check_ptr(c->mr, VBT_IB_PINS, "ibv_reg_mr(%s, %zu-byte buffer pool)",
                               c->choice.name, s->pool_bytes);
     if (status != VBT_OK)
-        goto err_free_pool;
+        goto err_cleanup;
     c->lkey = c->mr->lkey;
     c->rx_base = pool;
     c->bounce_base = (char *)pool + (size_t)s->rx_count * s->stride;
@@ -198,7 +198,7 @@ vbt_status_t vbt_ib_eager_init(void)
         c->sq_put_all == NULL) {
         vbt_error("out of memory for the InfiniBand free lists");
         status = VBT_ERR_NO_MEMORY;
-        goto err_free_lists;
+        goto err_cleanup;
     }
     for (uint32_t i = 0; i < s->bounce_count; i++)
         c->bounce_free[i] = s->bounce_count - 1 - i;
@@ -222,32 +222,12 @@ vbt_status_t vbt_ib_eager_init(void)
     }
     status = post_receives(0, s->rx_count);
     if (status != VBT_OK)
-        goto err_free_lists;
+        goto err_cleanup;
     return VBT_OK;
 
-err_free_lists:
-    free(c->bounce_free);
-    free(c->owe_list);
-    free(c->sq_bounce_all);
-    free(c->sq_put_all);
-    c->bounce_free = NULL;
-    c->owe_list = NULL;
-    c->sq_bounce_all = NULL;
-    c->sq_put_all = NULL;
-    ibv_dereg_mr(c->mr);
-    c->mr = NULL;
-err_free_pool:
-    free(c->pool);
-    c->pool = NULL;
-err_destroy_srq:
-    ibv_destroy_srq(c->srq);
-    c->srq = NULL;
-err_destroy_cq:
-    ibv_destroy_cq(c->cq);
-    c->cq = NULL;
-err_destroy_channel:
-    ibv_destroy_comp_channel(c->channel);
-    c->channel = NULL;
+err_cleanup:
+    /* The cleanup undoes whatever part of the set-up happened (it checks each piece). */
+    vbt_ib_eager_cleanup();
     return status;
 }
 

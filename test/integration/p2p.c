@@ -1,6 +1,6 @@
 /* Point-to-point semantics, each subtest verifying payloads byte for byte. Usage:
- *   p2p TEST [TEST...]   (or "all"); each prints "p2p TEST: ok" on rank 0 or fails loudly.
- * Tests that need two ranks skip themselves at size 1; "self" needs only one. */
+ *   p2p TEST [TEST...]   (or "all"); each prints "p2p TEST: ok (N ranks) in T s" on rank 0 or fails
+ * loudly. Tests that need two ranks skip themselves at size 1; "self" needs only one. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,46 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-static int rank, size;
+#define MPITEST_NAME "p2p"
+#include "mpitest.h"
+
 static size_t eager_probe_max = 70000; /* sizes tested span eager and fragmented messages */
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "p2p: rank %d: line %d: ", rank, __LINE__);                                \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-        MPI_Abort(MPI_COMM_WORLD, 2);                                                              \
-    } while (0)
-#define CHECK(_c)                                                                                  \
-    do {                                                                                           \
-        if (!(_c))                                                                                 \
-            FAIL("check failed: %s", #_c);                                                         \
-    } while (0)
-
-static unsigned char pattern(unsigned seed, size_t i)
-{
-    return (unsigned char)(seed * 131u + i * 7u + (i >> 8) + 1u);
-}
-
-static void fill(void *buf, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; i++)
-        ((unsigned char *)buf)[i] = pattern(seed, i);
-}
-
-static void verify(const void *buf, size_t len, unsigned seed, const char *what)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (((const unsigned char *)buf)[i] != pattern(seed, i))
-            FAIL("%s: %zu-byte payload wrong at byte %zu", what, len, i);
-    }
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* Every size from 0 to a few KiB byte by byte, then around powers of two up to beyond the
  * eager limit, both directions. */
@@ -502,33 +466,12 @@ static void test_barrier(void)
     }
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const mpitest_t tests[] = {
     {"pingpong", test_pingpong}, {"wildcards", test_wildcards}, {"ordering", test_ordering},
     {"truncate", test_truncate}, {"alltoall", test_alltoall},   {"flood", test_flood},
     {"probe", test_probe},       {"ssend", test_ssend},         {"self", test_self},
     {"misc", test_misc},         {"barrier", test_barrier},
 };
-
-static void run(const char *name)
-{
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        if (strcmp(name, "all") != 0 && strcmp(name, tests[i].name) != 0)
-            continue;
-        MPI_Barrier(MPI_COMM_WORLD);
-        tests[i].fn();
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0)
-            printf("p2p %s: ok (%d ranks)\n", tests[i].name, size);
-        fflush(stdout);
-        if (strcmp(name, "all") != 0)
-            return;
-    }
-    if (strcmp(name, "all") != 0)
-        FAIL("unknown test %s", name);
-}
 
 int main(int argc, char **argv)
 {
@@ -540,9 +483,9 @@ int main(int argc, char **argv)
     if (max != NULL)
         eager_probe_max = strtoull(max, NULL, 0);
     for (int i = 1; i < argc; i++)
-        run(argv[i]);
+        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), argv[i]);
     if (argc < 2)
-        run("all");
+        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), "all");
     MPI_Finalize();
     return 0;
 }

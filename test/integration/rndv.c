@@ -1,6 +1,6 @@
 /* Large messages: the rendezvous protocol (RTS, CTS, RDMA WRITE, FIN) and the registration
  * cache, each subtest verifying payloads byte for byte. Usage:
- *   rndv TEST [TEST...]   (or "all"); each prints "rndv TEST: ok (N ranks)" on rank 0 or
+ *   rndv TEST [TEST...]   (or "all"); each prints "rndv TEST: ok (N ranks) in T s" on rank 0 or
  *                         fails loudly (exit 2 through MPI_Abort).
  * Sizes around the eager limit and the rendezvous threshold follow VBT_EAGER_LIMIT and
  * VBT_RNDV_THRESHOLD when set (else the defaults); RNDV_MAX_SIZE caps "sizes" (16 MiB);
@@ -18,7 +18,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static int rank, size;
+#define MPITEST_NAME "rndv"
+#include "mpitest.h"
+
 static size_t eager_limit = 8192;     /* VBT_EAGER_LIMIT's default */
 static size_t rndv_threshold = 32768; /* VBT_RNDV_THRESHOLD's default */
 static size_t max_size;               /* "sizes" goes up to this (RNDV_MAX_SIZE, 16 MiB) */
@@ -27,42 +29,6 @@ static size_t max_size;               /* "sizes" goes up to this (RNDV_MAX_SIZE,
 #define MAX_SIZE  (16 * MIB)
 #define GUARD     64
 #define GUARD_VAL 0xEE
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "rndv: rank %d: line %d: ", rank, __LINE__);                               \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-        MPI_Abort(MPI_COMM_WORLD, 2);                                                              \
-    } while (0)
-#define CHECK(_c)                                                                                  \
-    do {                                                                                           \
-        if (!(_c))                                                                                 \
-            FAIL("check failed: %s", #_c);                                                         \
-    } while (0)
-
-static unsigned char pattern(unsigned seed, size_t i)
-{
-    return (unsigned char)(seed * 131u + i * 7u + (i >> 8) + (i >> 16) + 1u);
-}
-
-static void fill(void *buf, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; i++)
-        ((unsigned char *)buf)[i] = pattern(seed, i);
-}
-
-static void verify(const void *buf, size_t len, unsigned seed, const char *what)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (((const unsigned char *)buf)[i] != pattern(seed, i)) {
-            unsigned char got = ((const unsigned char *)buf)[i];
-            FAIL("%s: %zu-byte payload wrong at byte %zu (0x%02x, expected 0x%02x)%s", what, len, i,
-                 got, pattern(seed, i),
-                 got == 0 ? ": zeros, as if the data went to other pages" : "");
-        }
-    }
-}
 
 static void guard_set(unsigned char *p)
 {
@@ -75,20 +41,6 @@ static void guard_check(const unsigned char *p, const char *what)
         if (p[i] != GUARD_VAL)
             FAIL("%s: byte %d past the buffer was overwritten", what, i);
     }
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (p == NULL)
-        FAIL("out of memory for %zu bytes", n);
-    return p;
 }
 
 static size_t get_count(const MPI_Status *st)
@@ -732,10 +684,7 @@ static void test_misc(void)
     free(r);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const mpitest_t tests[] = {
     {"sizes", test_sizes},       {"concurrent", test_concurrent},
     {"late", test_late},         {"anysrc", test_anysrc},
     {"probe", test_probe},       {"ssend", test_ssend},
@@ -743,27 +692,6 @@ static const struct {
     {"stale", test_stale},       {"evict", test_evict},
     {"misc", test_misc},
 };
-
-static void run(const char *name)
-{
-    int found = 0;
-
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        double t0;
-        if (strcmp(name, "all") != 0 && strcmp(name, tests[i].name) != 0)
-            continue;
-        found = 1;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        tests[i].fn();
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0)
-            printf("rndv %s: ok (%d ranks, %.1f s)\n", tests[i].name, size, MPI_Wtime() - t0);
-        fflush(stdout);
-    }
-    if (!found)
-        FAIL("unknown test %s", name);
-}
 
 /* A size knob's value the way Verbatim parses it (k, m, g suffixes). */
 static size_t size_env(const char *name, size_t dflt)
@@ -803,9 +731,9 @@ int main(int argc, char **argv)
     if (rndv_threshold > MAX_SIZE || rndv_threshold < 4)
         rndv_threshold = MAX_SIZE / 2;
     for (int i = 1; i < argc; i++)
-        run(argv[i]);
+        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), argv[i]);
     if (argc < 2)
-        run("all");
+        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), "all");
     MPI_Finalize();
     return 0;
 }

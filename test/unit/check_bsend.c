@@ -1,6 +1,7 @@
 /* The attached-buffer allocator behind MPI_Bsend: blocks fit, never overlap, free space is
  * reused, and a full buffer says how much room is left. */
 #include <check.h>
+#include "vbt_check.h"
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,15 +76,9 @@ int main(void)
 {
     Suite *s = suite_create("bsend");
     TCase *tc = tcase_create("allocator");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_alloc_release);
     tcase_add_test(tc, test_unaligned_and_tiny);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }

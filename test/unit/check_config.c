@@ -1,5 +1,6 @@
 /* Knob parsing: values of every type, bad values rejected, unknown names get a suggestion. */
 #include <check.h>
+#include "vbt_check.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,8 +93,6 @@ int main(void)
 {
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("parse");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_parse_sizes);
     tcase_add_test(tc, test_parse_rejects);
@@ -102,9 +101,5 @@ int main(void)
     tcase_add_test(tc, test_load_env);
     tcase_add_test(tc, test_table_is_sane);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }

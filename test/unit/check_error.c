@@ -1,5 +1,6 @@
 /* Error classes: every class has a name and description, statuses map to the right class. */
 #include <check.h>
+#include "vbt_check.h"
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +50,10 @@ int main(void)
 {
     Suite *s = suite_create("error");
     TCase *tc = tcase_create("classes");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_every_class_named);
     tcase_add_test(tc, test_error_string_api);
     tcase_add_test(tc, test_status_mapping);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }

@@ -1,5 +1,6 @@
 /* The matching engine: MPI's matching rules and non-overtaking order, on bare queues. */
 #include <check.h>
+#include "vbt_check.h"
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -105,17 +106,11 @@ int main(void)
 {
     Suite *s = suite_create("match");
     TCase *tc = tcase_create("queues");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_accepts);
     tcase_add_test(tc, test_posted_order);
     tcase_add_test(tc, test_unexpected_order);
     tcase_add_test(tc, test_remove_posted);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }

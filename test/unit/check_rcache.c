@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <check.h>
+#include "vbt_check.h"
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -511,8 +512,6 @@ int main(void)
     Suite *s = suite_create("rcache");
     TCase *tc = tcase_create("logic");
     TCase *th = tcase_create("hooks");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_hit_inside);
     tcase_add_test(tc, test_many_regions);
@@ -530,9 +529,5 @@ int main(void)
     tcase_add_test(th, test_hook_overflow);
     tcase_add_test(th, test_hook_unsubscribed);
     suite_add_tcase(s, th);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }

@@ -3,6 +3,7 @@
  * producer, the producer's request for room, and two-thread producer/consumer stresses with
  * every byte checked (one of them for lost room notifications). */
 #include <check.h>
+#include "vbt_check.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -441,8 +442,6 @@ int main(void)
     Suite *s = suite_create("shm_ring");
     TCase *logic = tcase_create("logic");
     TCase *threads = tcase_create("threads");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(logic, test_layout);
     tcase_add_test(logic, test_empty_full);
@@ -456,9 +455,5 @@ int main(void)
     tcase_set_timeout(threads, 120);
     suite_add_tcase(s, logic);
     suite_add_tcase(s, threads);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return vbt_check_run(s);
 }
