@@ -1,11 +1,11 @@
 /* mpirun / mpiexec: start an MPI job of Verbatim on this node and see it to its end.
  *
- * Lifecycle: parse the command line, find the programs, plan the bindings, start the embedded
- * PMIx server in a private temporary directory, register the job and every rank, fork the
- * ranks, then run one poll loop until every rank has been reaped: PMIx upcalls (through a
- * pipe), signals (through a signalfd, SIGCHLD included), rank output, stdin for rank 0,
- * the --timeout and kill deadlines. Teardown runs on the main thread: PMIx deregistration and
- * finalize, then the temporary directory goes.
+ * Lifecycle: parse the command line, find the programs, plan the bindings (--do-not-launch
+ * stops there), start the embedded PMIx server in a private temporary directory, register the
+ * job and every rank, fork the ranks, then run one poll loop until every rank has been
+ * reaped: PMIx upcalls (through a pipe), signals (through a signalfd, SIGCHLD included), rank
+ * output, stdin for rank 0, the --timeout and kill deadlines. Teardown runs on the main
+ * thread: PMIx deregistration and finalize, then the temporary directory goes.
  *
  * The job ends at the first failure: a rank that exits non-zero or on a signal, that calls
  * MPI_Abort, or that exits after PMIx_Init but before PMIx_Finalize while others still run
@@ -673,12 +673,18 @@ int main(int argc, char **argv)
     }
     status = vbt_bind_plan(&job.opts, job.bindings);
     if (status != VBT_OK) {
-        /* Conflicting options are a usage error; too many ranks is not. */
+        /* Conflicting options (or a topology that is not this machine's) are a usage error;
+         * too many ranks is not. */
         exit_code = status == VBT_ERR_INVALID_PARAM ? VBT_EXIT_USAGE : VBT_EXIT_LAUNCH_ERROR;
         goto out_free_job;
     }
     if (job.opts.report_bindings)
         vbt_bind_report(job.bindings, job.opts.nprocs);
+    if (job.opts.do_not_launch) {
+        /* Open MPI's --do-not-launch: the plan is all that was asked for. */
+        exit_code = 0;
+        goto out_free_job;
+    }
 
     job.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (job.devnull < 0) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define VBT_OPTS_MAX_PROCS 65536
 
@@ -23,7 +24,9 @@ typedef enum {
     OPT_ENV,
     OPT_GENV,
     OPT_BIND_TO,
+    OPT_MAP_BY,
     OPT_REPORT_BINDINGS,
+    OPT_DO_NOT_LAUNCH,
     OPT_OVERSUBSCRIBE,
     OPT_NOOVERSUBSCRIBE,
     OPT_TAG_OUTPUT,
@@ -47,7 +50,9 @@ static const vbt_opt_def_t opt_defs[] = {
     {"env", OPT_ENV, 1},
     {"genv", OPT_GENV, 2},
     {"bind-to", OPT_BIND_TO, 1},
+    {"map-by", OPT_MAP_BY, 1},
     {"report-bindings", OPT_REPORT_BINDINGS, 0},
+    {"do-not-launch", OPT_DO_NOT_LAUNCH, 0},
     {"oversubscribe", OPT_OVERSUBSCRIBE, 0},
     {"nooversubscribe", OPT_NOOVERSUBSCRIBE, 0},
     {"tag-output", OPT_TAG_OUTPUT, 0},
@@ -64,6 +69,45 @@ static const vbt_opt_def_t opt_defs[] = {
 
 #define NUM_OPT_DEFS (sizeof(opt_defs) / sizeof(opt_defs[0]))
 
+/* The values --bind-to and --map-by take, Open MPI's words (case does not matter, as there).
+ * The first word of each value is its canonical name. "package" is PRRTE's name for a
+ * socket; on a single node, "slot" and "node" place ranks as "core" does. */
+typedef struct {
+    const char *word;
+    int value;
+} vbt_opt_word_t;
+
+static const vbt_opt_word_t bind_words[] = {
+    {"core", VBT_BIND_CORE}, {"hwthread", VBT_BIND_HWTHREAD}, {"socket", VBT_BIND_SOCKET},
+    {"numa", VBT_BIND_NUMA}, {"none", VBT_BIND_NONE},         {"package", VBT_BIND_SOCKET},
+};
+
+static const vbt_opt_word_t map_words[] = {
+    {"core", VBT_MAP_CORE}, {"socket", VBT_MAP_SOCKET}, {"numa", VBT_MAP_NUMA},
+    {"slot", VBT_MAP_CORE}, {"node", VBT_MAP_CORE},     {"package", VBT_MAP_SOCKET},
+};
+
+#define NUM_WORDS(words) (sizeof(words) / sizeof(words[0]))
+
+static const char *word_name(const vbt_opt_word_t *words, size_t nwords, int value)
+{
+    for (size_t i = 0; i < nwords; i++) {
+        if (words[i].value == value)
+            return words[i].word;
+    }
+    return "default";
+}
+
+const char *vbt_opts_bind_name(vbt_bind_policy_t bind)
+{
+    return word_name(bind_words, NUM_WORDS(bind_words), (int)bind);
+}
+
+const char *vbt_opts_map_name(vbt_map_policy_t map)
+{
+    return word_name(map_words, NUM_WORDS(map_words), (int)map);
+}
+
 void vbt_opts_print_help(void)
 {
     const char *p = vbt_msg_program();
@@ -77,9 +121,16 @@ void vbt_opts_print_help(void)
            "                       environment or the one given\n"
            "  --env VAR=value      set VAR to value in the ranks\n"
            "  -genv VAR value      same, MPICH spelling\n"
-           "  --bind-to core|none  bind rank i to core i (default when the ranks fit the\n"
-           "                       cores), or leave ranks unbound\n"
+           "  --map-by WHAT        which core each rank gets: core fills cores 0, 1, 2...;\n"
+           "                       socket and numa go round-robin over the packages or\n"
+           "                       NUMA nodes, taking the next free core of each (default:\n"
+           "                       core for up to 2 ranks, socket beyond, as Open MPI);\n"
+           "                       package means socket, slot and node mean core\n"
+           "  --bind-to WHAT       bind each rank to its core (the default when the ranks\n"
+           "                       fit the cores), hwthread (one hardware thread), socket\n"
+           "                       or numa (the package or NUMA node of its core), or none\n"
            "  --report-bindings    print each rank's binding on stderr\n"
+           "  --do-not-launch      plan the job but start nothing (see --report-bindings)\n"
            "  --oversubscribe      allow more ranks than cores (the default): ranks are\n"
            "                       then not bound and wait without spinning\n"
            "  --nooversubscribe    refuse more ranks than cores (Open MPI's default)\n"
@@ -154,6 +205,29 @@ static long parse_count(const char *text, long max)
     return v;
 }
 
+/* One of words (any case), or a usage error naming the option, the value and every word. */
+static vbt_status_t parse_word(const char *option, const char *text, const vbt_opt_word_t *words,
+                               size_t nwords, int *value_p)
+{
+    char expected[256] = "";
+    size_t len = 0;
+
+    for (size_t i = 0; i < nwords; i++) {
+        if (strcasecmp(text, words[i].word) == 0) {
+            *value_p = words[i].value;
+            return VBT_OK;
+        }
+    }
+    for (size_t i = 0; i < nwords && len < sizeof(expected); i++) {
+        const char *sep = i == 0 ? "" : i + 1 == nwords ? " or " : ", ";
+        len += (size_t)snprintf(expected + len, sizeof(expected) - len, "%s%s", sep, words[i].word);
+    }
+    /* Open MPI's modifiers ("socket:PE=2", "core:overload-allowed") would change the plan. */
+    usage_error("%s '%s': expected %s%s", option, text, expected,
+                strchr(text, ':') != NULL ? " (modifiers after ':' are not supported)" : "");
+    return VBT_ERR_INVALID_PARAM;
+}
+
 static vbt_status_t env_append(vbt_opts_t *opts, const char *name, size_t name_len,
                                const char *value)
 {
@@ -197,6 +271,7 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
                                   const char *arg, char **vals)
 {
     long v;
+    int word;
 
     switch (def->id) {
     case OPT_NP:
@@ -223,17 +298,20 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
         }
         return env_append(opts, vals[0], strlen(vals[0]), vals[1]);
     case OPT_BIND_TO:
-        if (strcmp(vals[0], "core") == 0) {
-            opts->bind = VBT_BIND_CORE;
-        } else if (strcmp(vals[0], "none") == 0) {
-            opts->bind = VBT_BIND_NONE;
-        } else {
-            usage_error("--bind-to '%s': expected core or none", vals[0]);
+        if (parse_word("--bind-to", vals[0], bind_words, NUM_WORDS(bind_words), &word) != VBT_OK)
             return VBT_ERR_INVALID_PARAM;
-        }
+        opts->bind = (vbt_bind_policy_t)word;
+        return VBT_OK;
+    case OPT_MAP_BY:
+        if (parse_word("--map-by", vals[0], map_words, NUM_WORDS(map_words), &word) != VBT_OK)
+            return VBT_ERR_INVALID_PARAM;
+        opts->map = (vbt_map_policy_t)word;
         return VBT_OK;
     case OPT_REPORT_BINDINGS:
         opts->report_bindings = 1;
+        return VBT_OK;
+    case OPT_DO_NOT_LAUNCH:
+        opts->do_not_launch = 1;
         return VBT_OK;
     case OPT_OVERSUBSCRIBE:
         opts->oversubscribe = 1;
@@ -375,6 +453,7 @@ vbt_status_t vbt_opts_parse(int argc, char **argv, vbt_opts_t *opts)
 
     memset(opts, 0, sizeof(*opts));
     opts->bind = VBT_BIND_AUTO;
+    opts->map = VBT_MAP_AUTO;
     opts->oversubscribe = -1;
 
     for (;;) {

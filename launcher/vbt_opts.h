@@ -5,11 +5,23 @@
 
 #include "vbt_status.h"
 
+/* --bind-to: what each rank is bound to, around the slot --map-by gave it. */
 typedef enum {
-    VBT_BIND_AUTO, /* core when the ranks fit the cores, none when oversubscribed */
-    VBT_BIND_CORE,
+    VBT_BIND_AUTO,     /* core when the ranks fit the cores, none when oversubscribed */
+    VBT_BIND_HWTHREAD, /* one PU; the slots are then PUs, not cores */
+    VBT_BIND_CORE,     /* every PU of the rank's core */
+    VBT_BIND_NUMA,     /* every PU of the NUMA node holding the rank's core */
+    VBT_BIND_SOCKET,   /* every PU of the package holding the rank's core */
     VBT_BIND_NONE,
 } vbt_bind_policy_t;
+
+/* --map-by: which slot (core, or PU under --bind-to hwthread) each rank gets. */
+typedef enum {
+    VBT_MAP_AUTO,   /* core for up to 2 ranks, socket beyond: Open MPI's default */
+    VBT_MAP_CORE,   /* slots in order: rank i on core i */
+    VBT_MAP_NUMA,   /* round-robin over NUMA nodes, the next free slot in each */
+    VBT_MAP_SOCKET, /* round-robin over packages, the next free slot in each */
+} vbt_map_policy_t;
 
 typedef enum {
     VBT_TAG_NONE,
@@ -32,7 +44,9 @@ typedef struct {
     char **env; /* "NAME=value" strings from -x/--env/-genv, malloc'd, applied in order */
     int nenv;
     vbt_bind_policy_t bind;
+    vbt_map_policy_t map;
     int report_bindings;
+    int do_not_launch; /* plan (and report) the bindings, start nothing */
     int oversubscribe; /* -1 allowed by default, 1 --oversubscribe, 0 --nooversubscribe */
     vbt_tag_style_t tag;
     int timeout;      /* seconds, 0 for none */
@@ -46,5 +60,9 @@ typedef struct {
 vbt_status_t vbt_opts_parse(int argc, char **argv, vbt_opts_t *opts);
 void vbt_opts_cleanup(vbt_opts_t *opts);
 void vbt_opts_print_help(void);
+
+/* The canonical names, for messages ("socket" for VBT_BIND_SOCKET). */
+const char *vbt_opts_bind_name(vbt_bind_policy_t bind);
+const char *vbt_opts_map_name(vbt_map_policy_t map);
 
 #endif

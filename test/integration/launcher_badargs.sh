@@ -32,7 +32,7 @@ check "empty MPMD part" 2 "^mpirun: no program given after ':'$help" -n 1 true :
 check "unknown option" 2 "^mpirun: unknown option '--frobnicate'$help" --frobnicate -n 1 true
 check "misspelt option" 2 "^mpirun: unknown option '--tag_output' \\(did you mean '--tag-output'\\?\\)$help" \
     --tag_output true
-check "bad --bind-to" 2 "^mpirun: --bind-to 'socket': expected core or none$help" --bind-to socket true
+check "bad --bind-to" 2 "^mpirun: --bind-to 'banana': expected core, hwthread, socket, numa, none or package$help" --bind-to banana true
 check "bad --timeout" 2 "^mpirun: --timeout '-5': expected a positive number of seconds$help" \
     --timeout -5 true
 check "--env without =" 2 "^mpirun: --env 'FOO': expected VAR=value" --env FOO true
