@@ -1,5 +1,6 @@
-/* The shared-memory transport: set-up, the send and receive paths, the doorbell, dead peers and
- * CMA. vbt_shm_int.h describes the segments and the doorbell protocol, vbt_shm_ring.h the ring.
+/* The shared-memory transport: set-up, the send and receive paths, sleeping and the doorbell,
+ * dead peers and CMA. vbt_shm_int.h describes the segments and the doorbell protocol,
+ * vbt_shm_ring.h the ring, vbt_shm_bell.h the doorbell socket.
  *
  * Steady state: a send is a reserve (private counters; the consumer's head is read only when
  * the ring looks full), two memcpy, a release store of the cell's seq, a seq_cst fence and one
@@ -10,8 +11,9 @@
  * vbt_shm_wireup.
  *
  * Dead peers: every local peer gets a pidfd (readable once it exits; kill(pid, 0) where the
- * kernel has no pidfd_open). vbt_shm_block looks at them before sleeping (at most every
- * VBT_SHM_LIVENESS_MS) and after a timeout, and never sleeps more than VBT_SHM_BLOCK_MAX_MS;
+ * kernel has no pidfd_open). vbt_shm_sleep_begin looks at them before sleeping (at most every
+ * VBT_SHM_LIVENESS_MS), vbt_shm_sleep_end after a timeout, and nobody sleeps more than
+ * VBT_SHM_BLOCK_MAX_MS;
  * a sender stuck on a full ring looks every VBT_SHM_FULL_CHECK attempts. A peer that exited
  * without finalizing is an error (logged once); one that finalized is not, but sends to it
  * fail. */
@@ -23,7 +25,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@
 
 #define NOINLINE __attribute__((noinline, cold))
 
-vbt_shm_ctx_t vbt_shm_ctx = {.memfd = -1};
+vbt_shm_ctx_t vbt_shm_ctx = {.memfd = -1, .bell_fd = -1};
 uint64_t vbt_shm_cma_probe_word;
 
 static uint64_t now_ns(void)
@@ -52,12 +53,6 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
-{
-    /* Not FUTEX_PRIVATE_FLAG: the word is in memory shared between processes. */
-    return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
 }
 
 static vbt_shm_peer_t *peer_of(int world)
@@ -233,6 +228,7 @@ vbt_status_t vbt_shm_init(const vbt_proc_info_t *proc, vbt_shm_recv_cb_t cb)
 
     memset(c, 0, sizeof(*c));
     c->memfd = -1;
+    c->bell_fd = -1;
     c->rank = proc->rank;
     c->size = proc->size;
     c->local_size = proc->local_size;
@@ -277,6 +273,17 @@ vbt_status_t vbt_shm_init(const vbt_proc_info_t *proc, vbt_shm_recv_cb_t cb)
     status = vbt_shm_segment_create();
     if (status != VBT_OK)
         goto err_free;
+    /* Bound before we publish: a peer may ring it as soon as it has wired up. */
+    c->bell_fd = vbt_shm_bell_open(getpid(), c->cookie);
+    if (c->bell_fd < 0) {
+        vbt_error("cannot create the shared-memory doorbell (an AF_UNIX datagram socket in the "
+                  "abstract namespace: %s): messages to ranks on this node go through the "
+                  "network",
+                  strerror(-c->bell_fd));
+        c->bell_fd = -1;
+        status = VBT_ERR_IO;
+        goto err_destroy;
+    }
     vbt_shm_cma_probe_word = c->cookie;
     for (int i = 0; i < n; i++) {
         vbt_shm_peer_t *p = &c->peers[i];
@@ -291,10 +298,13 @@ vbt_status_t vbt_shm_init(const vbt_proc_info_t *proc, vbt_shm_recv_cb_t cb)
     }
     status = vbt_shm_segment_publish();
     if (status != VBT_OK)
-        goto err_destroy;
+        goto err_close_bell;
     c->up = 1;
     return VBT_OK;
 
+err_close_bell:
+    close(c->bell_fd);
+    c->bell_fd = -1;
 err_destroy:
     vbt_shm_segment_destroy();
 err_free:
@@ -367,6 +377,7 @@ vbt_status_t vbt_shm_wireup(void)
         p->pid = (pid_t)m.pid;
         p->cookie = m.cookie;
         p->cma_addr = m.cma_addr;
+        vbt_shm_bell_addr((pid_t)m.pid, m.cookie, &p->bell);
         st2 = vbt_shm_segment_map_peer(p, &m, why, sizeof(why));
         if (st2 == VBT_ERR_UNREACHABLE)
             goto unreachable;
@@ -500,19 +511,44 @@ static NOINLINE vbt_status_t send_closed(vbt_shm_peer_t *p)
     return VBT_ERR_PEER_FAILED;
 }
 
+/* sendto p's doorbell failed (err): it wakes by its timeout instead. Worth a warning once:
+ * every sleep of that peer now lasts up to VBT_SHM_BLOCK_MAX_MS when we post to it. Not when
+ * it finalized or exited (its socket is closed, which is no news). */
+static NOINLINE void bell_failed(vbt_shm_peer_t *p, int err)
+{
+    vbt_shm_ctx_t *c = &vbt_shm_ctx;
+
+    c->stats.bell_errors++;
+    if (p->failed ||
+        (atomic_load_explicit(&p->hdr->state, memory_order_acquire) & VBT_SHM_CLOSED) ||
+        peer_gone(p)) {
+        vbt_debug("doorbell of local rank %d: sendto: %s (it finalized or exited)", p->world,
+                  strerror(err));
+        return;
+    }
+    if (c->bell_warned) {
+        vbt_debug("doorbell of local rank %d: sendto: %s", p->world, strerror(err));
+        return;
+    }
+    c->bell_warned = 1;
+    vbt_warn("cannot ring the shared-memory doorbell of local rank %d (sendto @%s: %s; are the "
+             "ranks in different network namespaces?): it still gets our messages, but up to %d "
+             "ms late when it was asleep (said once, for any peer)",
+             p->world, p->bell.sa.sun_path + 1, strerror(err), VBT_SHM_BLOCK_MAX_MS);
+}
+
 /* Wake p if it announced it sleeps: the first to clear its SLEEPING pays the system call. */
 static NOINLINE void ring_bell(vbt_shm_peer_t *p)
 {
+    int rc;
+
     if (p->hdr == NULL)
         return; /* not mapped: it wakes by its timeout */
-    /* acq_rel: reads from the sleeper's fetch_or, so its read of bell came before our bump. */
-    if (atomic_fetch_and_explicit(&p->hdr->state, ~VBT_SHM_SLEEPING, memory_order_acq_rel) &
-        VBT_SHM_SLEEPING) {
-        atomic_fetch_add_explicit(&p->hdr->bell, 1, memory_order_release);
-        if (futex(&p->hdr->bell, FUTEX_WAKE, 1, NULL) < 0)
-            vbt_debug("futex wake of rank %d: %m", p->world);
+    rc = vbt_shm_bell_ring(&p->hdr->state, vbt_shm_ctx.bell_fd, &p->bell);
+    if (rc > 0)
         vbt_shm_ctx.stats.wakes++;
-    }
+    else if (rc < 0)
+        bell_failed(p, -rc);
 }
 
 /* The ring is full: ask the receiver to ring us when it frees a cell, and look once more.
@@ -577,7 +613,7 @@ vbt_status_t vbt_shm_send(int peer, const void *hdr, size_t hdr_len, const void 
     cell->len = (uint32_t)(hdr_len + len);
     vbt_shm_ring_commit(&p->tx, cell);
     vbt_shm_ctx.stats.sends++;
-    /* Dekker with vbt_shm_block: our seq store before our look at its state. */
+    /* Dekker with vbt_shm_sleep_begin: our seq store before our look at its state. */
     atomic_thread_fence(memory_order_seq_cst);
     state = atomic_load_explicit(&p->hdr->state, memory_order_relaxed);
     if (unlikely(state != 0))
@@ -671,47 +707,97 @@ static int anything_pending(void)
     return 0;
 }
 
+int vbt_shm_wait_fd(void)
+{
+    return vbt_shm_ctx.up ? vbt_shm_ctx.bell_fd : -1;
+}
+
+int vbt_shm_max_sleep_ms(void)
+{
+    return VBT_SHM_BLOCK_MAX_MS;
+}
+
+vbt_status_t vbt_shm_sleep_begin(int *sleep_p)
+{
+    vbt_shm_ctx_t *c = &vbt_shm_ctx;
+    int n;
+
+    if (!c->up) {
+        *sleep_p = 1;
+        return VBT_OK;
+    }
+    if (now_ns() - c->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
+        check_peers() != VBT_OK) {
+        *sleep_p = 0;
+        return VBT_ERR_PEER_FAILED;
+    }
+    if (c->bell_owed) {
+        /* A datagram of an earlier sleep may have come since: drop it, or it would end this
+         * sleep at once. Safe before the announcement: none can be for this sleep yet. */
+        c->bell_owed = 0;
+        vbt_shm_bell_drain(c->bell_fd);
+    }
+    vbt_shm_bell_announce(&c->hdr->state);
+    if (anything_pending()) {
+        if (vbt_shm_bell_retract(&c->hdr->state))
+            c->bell_owed = 1; /* a sender took it: its datagram comes anyway */
+        c->stats.called_off++;
+        *sleep_p = 0;
+        n = vbt_shm_progress();
+        return n < 0 ? (vbt_status_t)n : VBT_OK;
+    }
+    c->asleep = 1;
+    c->stats.sleeps++;
+    *sleep_p = 1;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_shm_sleep_end(int timed_out)
+{
+    vbt_shm_ctx_t *c = &vbt_shm_ctx;
+    int taken, n;
+
+    if (!c->up || !c->asleep)
+        return VBT_OK;
+    c->asleep = 0;
+    taken = vbt_shm_bell_retract(&c->hdr->state);
+    /* Always: a late datagram of an earlier sleep would otherwise end every sleep at once. */
+    n = vbt_shm_bell_drain(c->bell_fd);
+    if (taken && n == 0)
+        c->bell_owed = 1; /* the sender is between its fetch_and and its sendto */
+    if (timed_out) {
+        c->stats.timeouts++;
+        return check_peers();
+    }
+    if (n > 0)
+        c->stats.rung++;
+    return VBT_OK;
+}
+
 vbt_status_t vbt_shm_block(int timeout_ms)
 {
     vbt_shm_ctx_t *c = &vbt_shm_ctx;
-    vbt_shm_seg_hdr_t *h = c->hdr;
-    struct timespec ts;
-    uint32_t bell;
-    long rc;
-    int err;
+    struct pollfd pfd;
+    vbt_status_t status;
+    int go, rc, err;
 
     if (!c->up)
         return VBT_OK;
     c->stats.blocks++;
     if (timeout_ms < 0 || timeout_ms > VBT_SHM_BLOCK_MAX_MS)
         timeout_ms = VBT_SHM_BLOCK_MAX_MS;
-    if (now_ns() - c->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
-        check_peers() != VBT_OK)
-        return VBT_ERR_PEER_FAILED;
-
-    bell = atomic_load_explicit(&h->bell, memory_order_relaxed);
-    atomic_fetch_or_explicit(&h->state, VBT_SHM_SLEEPING, memory_order_seq_cst);
-    /* Dekker with vbt_shm_send: our SLEEPING before our look at the cells. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (anything_pending()) {
-        atomic_fetch_and_explicit(&h->state, ~VBT_SHM_SLEEPING, memory_order_relaxed);
-        rc = vbt_shm_progress();
-        return rc < 0 ? (vbt_status_t)rc : VBT_OK;
+    status = vbt_shm_sleep_begin(&go);
+    if (status != VBT_OK || !go)
+        return status;
+    pfd = (struct pollfd){.fd = c->bell_fd, .events = POLLIN};
+    rc = poll(&pfd, 1, timeout_ms);
+    if (rc < 0 && errno != EINTR) {
+        err = errno;
+        vbt_shm_sleep_end(0);
+        vbt_error("waiting on the shared-memory doorbell failed (poll: %s)", strerror(err));
+        return VBT_ERR_IO;
     }
-    c->stats.sleeps++;
-    ts.tv_sec = timeout_ms / 1000;
-    ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
-    rc = futex(&h->bell, FUTEX_WAIT, bell, &ts);
-    err = errno;
-    atomic_fetch_and_explicit(&h->state, ~VBT_SHM_SLEEPING, memory_order_relaxed);
-    if (rc == 0 || err == EAGAIN || err == EINTR)
-        return VBT_OK;
-    if (err == ETIMEDOUT) {
-        c->stats.timeouts++;
-        return check_peers();
-    }
-    vbt_error("waiting on the shared-memory doorbell failed (futex: %s)", strerror(err));
-    return VBT_ERR_IO;
+    return vbt_shm_sleep_end(rc == 0);
 }
 
 /* ---- teardown -------------------------------------------------------------------------------- */
@@ -730,17 +816,21 @@ void vbt_shm_finalize(void)
             if (vbt_shm_ring_take_waiter(&c->rx_peers[k]->rx))
                 ring_bell(c->rx_peers[k]);
         }
-        vbt_debug("shared memory: %llu sends (%llu found the ring full, %llu woke the receiver), "
-                  "%llu received, %llu blocking waits (%llu slept, %llu timed out), %llu "
-                  "messages never delivered",
+        vbt_debug("shared memory: %llu sends (%llu found the ring full), %llu doorbells rung "
+                  "(%llu refused), %llu received, %llu sleeps (%llu ended by the doorbell, %llu "
+                  "timed out; %llu more called off), %llu messages never delivered",
                   (unsigned long long)c->stats.sends, (unsigned long long)c->stats.full,
-                  (unsigned long long)c->stats.wakes, (unsigned long long)c->stats.recvs,
-                  (unsigned long long)c->stats.blocks, (unsigned long long)c->stats.sleeps,
-                  (unsigned long long)c->stats.timeouts, (unsigned long long)dropped);
+                  (unsigned long long)c->stats.wakes, (unsigned long long)c->stats.bell_errors,
+                  (unsigned long long)c->stats.recvs, (unsigned long long)c->stats.sleeps,
+                  (unsigned long long)c->stats.rung, (unsigned long long)c->stats.timeouts,
+                  (unsigned long long)c->stats.called_off, (unsigned long long)dropped);
         for (int i = 0; i < c->local_size; i++) {
             if (c->peers[i].pidfd >= 0)
                 close(c->peers[i].pidfd);
         }
+        /* The name goes with the socket; datagrams we sent stay queued at their receivers. */
+        if (c->bell_fd >= 0)
+            close(c->bell_fd);
         vbt_shm_segment_destroy();
         if (c->ptracer_set)
             prctl(PR_SET_PTRACER, 0, 0, 0, 0);
@@ -748,4 +838,5 @@ void vbt_shm_finalize(void)
     free_arrays();
     memset(c, 0, sizeof(*c));
     c->memfd = -1;
+    c->bell_fd = -1;
 }

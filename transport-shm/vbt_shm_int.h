@@ -2,9 +2,9 @@
  * one transport context. White-box tests may include it; the runtime includes vbt_shm.h only.
  *
  * ---- Segments: one per rank, holding that rank's INBOUND rings ----------------------------
- * Each rank creates one segment at init: a header (identity and the doorbell), then one ring per
- * local rank (ring i carries the messages of the local rank with index i in local_peers; our
- * own index is unused). Senders write into the receiver's segment. One segment per rank rather
+ * Each rank creates one segment at init: a header (identity and the state word), then one ring
+ * per local rank (ring i carries the messages of the local rank with index i in local_peers;
+ * our own index is unused). Senders write into the receiver's segment. One segment per rank rather
  * than one per node: every rank creates its own at init with no wait on local rank 0 and no
  * node-wide layout to agree on; it is sized for its own peers; the receiver polls only its own
  * memory; and a rank that dies takes only its own segment with it.
@@ -29,18 +29,38 @@
  * (the first cell of each inbound ring) and address space.
  *
  * ---- Doorbell --------------------------------------------------------------------------------
- * A futex word (bell) and a state word (SLEEPING, CLOSED) on the owner's header line.
- *   receiver (vbt_shm_block):  b = bell; state |= SLEEPING; fence(seq_cst); poll all rings;
- *                              nothing? futex_wait(&bell, b, timeout); state &= ~SLEEPING
- *   sender (vbt_shm_send):     write cell; seq = t+1 (release); fence(seq_cst); load state;
- *                              SLEEPING? if (fetch_and(&state, ~SLEEPING) had it) {bell++;
- *                              futex_wake(&bell)}
- * The two seq_cst fences make it Dekker's: either the sender sees SLEEPING, or the receiver's
- * poll sees the new cell. A sender that saw SLEEPING bumps bell after the receiver read it, so
- * the futex_wait returns at once if it has not slept yet. The first sender to clear SLEEPING
- * pays the one wake system call; the others see it clear and pay nothing.
+ * A state word (SLEEPING, CLOSED) on the owner's header line, and a datagram socket the owner
+ * binds in the abstract namespace as "vbt-shm.<pid>.<cookie>" (vbt_shm_bell.h): the peers
+ * derive the name from the modex record they read anyway, and nothing is in the file system.
+ * It is a socket, not a futex, so that the runtime can sleep on it and on the verbs completion
+ * channel in one poll() (vbt_shm_wait_fd).
+ *   receiver (vbt_shm_sleep_begin):  state |= SLEEPING; fence(seq_cst); poll all rings;
+ *                                    something? state &= ~SLEEPING, deliver, do not sleep
+ *   caller:                          poll(our socket and its own fds, <= 500 ms)
+ *   receiver (vbt_shm_sleep_end):    state &= ~SLEEPING; recv(MSG_DONTWAIT) until EAGAIN
+ *   sender (vbt_shm_send):           write cell; seq = t+1 (release); fence(seq_cst);
+ *                                    load state; SLEEPING? if (fetch_and(&state, ~SLEEPING)
+ *                                    had it) sendto(its socket, 1 byte, MSG_DONTWAIT)
+ * No wake-up is lost. The two seq_cst fences make it Dekker's: in every sleep announced after
+ * the state the sender's load read, the receiver's look at the rings sees the new cell and
+ * calls the sleep off. A sleep announced before is over, except the one whose SLEEPING the
+ * load saw, and that one ends by itself: the sender clears the flag and sends a datagram; or
+ * another sender cleared it and sent one; or the receiver cleared it, being awake already.
+ * A datagram waits in the receiver's socket until the receiver drains it, which it does only
+ * after its poll() (sleep_end) or before it announces its next sleep (below), so its poll()
+ * returns at once when the datagram came first, and when it comes otherwise. The first sender
+ * to clear SLEEPING pays the one system call; the others see it clear and pay nothing; a sender
+ * whose receiver is awake pays nothing at all.
+ * A datagram can come late: the receiver woke for another reason (its other fds, its timeout,
+ * a cell it found itself) before the sender's sendto. It would end the next sleep at once, a
+ * spurious wake-up, never a lost one; so a receiver that finds its SLEEPING taken by a peer
+ * but no datagram yet drains once more before it announces the next sleep (no datagram for
+ * that sleep can have been sent before the announcement).
+ * When sendto fails (ranks in different network namespaces: abstract names are per
+ * namespace) the sender logs it once at warn and goes on: the receiver never sleeps longer than
+ * VBT_SHM_BLOCK_MAX_MS, so the message is seen late, not lost.
  * The same doorbell tells a sender that a ring it found full has room: it set the ring's
- * waiting flag (vbt_shm_ring.h), its vbt_shm_block re-poll also looks at that ring's head, and
+ * waiting flag (vbt_shm_ring.h), its sleep_begin re-poll also looks at that ring's head, and
  * the receiver that frees a cell and takes the flag rings the sender's bell as above. */
 #ifndef VBT_SHM_INT_H
 #define VBT_SHM_INT_H
@@ -51,19 +71,21 @@
 
 #include "vbt_compiler.h"
 #include "vbt_shm.h"
+#include "vbt_shm_bell.h"
 #include "vbt_shm_ring.h"
 
 #define VBT_SHM_MAGIC     0x0131304d48535456ull /* "VTSHM01\1" */
-#define VBT_SHM_VERSION   1
+#define VBT_SHM_VERSION   2                     /* 2: a socket doorbell instead of a futex word */
 #define VBT_SHM_MODEX_KEY "shm.seg"
 #define VBT_SHM_PAGE      4096
 
-/* state bits */
-#define VBT_SHM_SLEEPING 0x1u /* the owner is in, or about to enter, futex_wait on bell */
-#define VBT_SHM_CLOSED   0x2u /* the owner finalized: nobody reads its rings any more */
+/* state bits: VBT_SHM_SLEEPING (vbt_shm_bell.h), and: */
+#define VBT_SHM_CLOSED 0x2u /* the owner finalized: nobody reads its rings any more */
 
-/* vbt_shm_block never sleeps longer than this, so a dead peer is noticed within it; and
- * checks whether the peers live at most this often before sleeping. */
+/* Nobody sleeps longer than this between vbt_shm_sleep_begin and vbt_shm_sleep_end
+ * (vbt_shm_max_sleep_ms), so a dead peer, or a message whose doorbell could not be rung, is
+ * noticed within it; sleep_begin checks whether the peers live at most every
+ * VBT_SHM_LIVENESS_MS. */
 #define VBT_SHM_BLOCK_MAX_MS 500
 #define VBT_SHM_LIVENESS_MS  100
 /* A sender that found a ring full this many times in a row checks whether the peer lives. */
@@ -78,11 +100,11 @@ typedef struct {
     uint32_t depth;     /* cells per ring */
     uint32_t cell_size; /* sizeof(vbt_shm_cell_t) */
     uint64_t size;      /* bytes of the segment */
-    uint64_t cookie;    /* random; also in the modex record: proves we mapped the right file */
+    uint64_t cookie;    /* random; also in the modex record: proves we mapped the right file,
+                           and names the owner's doorbell with owner_pid */
     int32_t owner_rank; /* world rank */
     int32_t owner_pid;
-    alignas(VBT_SHM_CACHE_LINE) _Atomic uint32_t bell; /* futex word */
-    _Atomic uint32_t state;                            /* VBT_SHM_SLEEPING | VBT_SHM_CLOSED */
+    alignas(VBT_SHM_CACHE_LINE) _Atomic uint32_t state; /* VBT_SHM_SLEEPING | VBT_SHM_CLOSED */
 } vbt_shm_seg_hdr_t;
 
 typedef struct {
@@ -120,7 +142,8 @@ typedef struct {
     unsigned full_count;
     uint64_t cookie;
     uint64_t cma_addr;
-    void *seg; /* its segment, mapped */
+    vbt_shm_bell_addr_t bell; /* its doorbell */
+    void *seg;                /* its segment, mapped */
     size_t seg_size;
     vbt_shm_seg_hdr_t *hdr;
     vbt_shm_producer_t tx; /* our ring in its segment */
@@ -131,11 +154,14 @@ typedef struct {
 typedef struct {
     uint64_t sends;
     uint64_t recvs;
-    uint64_t full;     /* vbt_shm_send found the ring full */
-    uint64_t wakes;    /* futex_wake calls we made: a post to a sleeper, room for one */
-    uint64_t blocks;   /* vbt_shm_block calls */
-    uint64_t sleeps;   /* ... that reached futex_wait */
-    uint64_t timeouts; /* ... that timed out */
+    uint64_t full;        /* vbt_shm_send found the ring full */
+    uint64_t wakes;       /* doorbells we rang (a datagram sent): a post to a sleeper, room */
+    uint64_t bell_errors; /* ... that sendto refused (the peer wakes by its timeout) */
+    uint64_t blocks;      /* vbt_shm_block calls */
+    uint64_t sleeps;      /* vbt_shm_sleep_begin calls that let the caller sleep */
+    uint64_t called_off;  /* ... that found something and called the sleep off */
+    uint64_t rung;        /* sleeps that ended with a datagram on our doorbell, not timed out */
+    uint64_t timeouts;    /* sleeps that ended by the caller's poll() timing out */
 } vbt_shm_stats_t;
 
 typedef struct {
@@ -152,6 +178,10 @@ typedef struct {
     vbt_shm_peer_t **pidfd_peer;
     int npidfds;
     uint64_t last_liveness_ns;
+    int bell_fd;     /* our doorbell socket */
+    int asleep;      /* between a sleep_begin that said sleep and its sleep_end */
+    int bell_owed;   /* a peer took our SLEEPING but its datagram was not there yet */
+    int bell_warned; /* a failed sendto was logged at warn (once) */
     int memfd;
     void *seg;
     size_t seg_size;

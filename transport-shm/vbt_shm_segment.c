@@ -26,7 +26,7 @@
 #endif
 
 _Static_assert(sizeof(vbt_shm_seg_hdr_t) == 2 * VBT_SHM_CACHE_LINE,
-               "the segment header is one line of identity and one of doorbell");
+               "the segment header is one line of identity and one of state");
 
 static size_t page_align(size_t n)
 {
@@ -126,7 +126,6 @@ vbt_status_t vbt_shm_segment_create(void)
     h->cookie = c->cookie;
     h->owner_rank = c->rank;
     h->owner_pid = (int32_t)getpid();
-    atomic_init(&h->bell, 0);
     atomic_init(&h->state, 0);
     for (int i = 0; i < c->local_size; i++)
         vbt_shm_ring_format(vbt_shm_seg_ctrl(seg, &c->layout, i),

@@ -1,7 +1,9 @@
 #!/bin/sh
 # transport-shm under the real mpirun, natively: every size, the 100,000-message flood,
-# all-to-all, blocking receives and CMA at 2 and 4 ranks; CMA refused by a seccomp filter;
-# ranks SIGKILLed after wireup, before the fence and between fence and wireup. After each job,
+# all-to-all, blocking receives woken through the doorbell (in vbt_shm_block, and in one poll()
+# with a pipe), sleeps called off, and CMA at 2 and 4 ranks; CMA refused by a seccomp filter;
+# doorbells that cannot be rung (another network namespace); ranks SIGKILLed after wireup,
+# before the fence and between fence and wireup. After each job,
 # nothing of Verbatim may be left in /dev/shm, and no process may still map one of the job's
 # segments (they are memfds: the kernel frees them with their last user). Exit 0 pass, 77
 # skip, other fail.
@@ -80,7 +82,7 @@ for n in 2 4; do
     run $n all VBT_LOG=info
     ok=$(printf '%s\n' "$out" | grep -c "shm_transport OK: .* 0 errors")
     printf '%s\n' "$out" |
-        grep -E "^shm_transport:|^rank [0-9]*: (pingpong|flood|alltoall|wake|sleepy|cma)" |
+        grep -E "^shm_transport:|^rank [0-9]*: (pingpong|flood|alltoall|wake|calloff|fdwait|sleepy|cma|doorbell)" |
         sed "s/^/  -n $n: /"
     printf '%s\n' "$out" | grep -m 1 "CMA single-copy" | sed "s/^.*info  */  -n $n: /"
     if [ $rc -eq 77 ]; then
@@ -111,6 +113,22 @@ else
     fi
     expect_clean "nocma"
 fi
+
+# Doorbells that cannot be rung (rank 1 in its own network namespace when we may make one, else
+# a wrong name): the messages arrive, the sleeper wakes by its 500 ms limit, and rank 0 warns
+# once however many posts found rank 1 asleep.
+run 2 nobell
+printf '%s\n' "$out" | grep -E "^rank [0-9]*: nobell:" | sed "s/^/  /"
+warn1=$(printf '%s\n' "$out" | grep -c "cannot ring the shared-memory doorbell of local rank 1")
+warn0=$(printf '%s\n' "$out" | grep -c "cannot ring the shared-memory doorbell of local rank 0")
+if [ $rc -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c "nobell OK")" -ne 2 ] ||
+    [ "$warn1" -ne 1 ] || [ "$warn0" -gt 1 ]; then
+    failed "nobell: exit $rc, $warn1 warnings about rank 1's doorbell (expected 1)" "$out"
+else
+    echo "ok: nobell: $(printf '%s\n' "$out" | grep -m 1 "cannot ring the shared-memory doorbell" |
+        sed 's/^\[[^]]*\] [^ ]* warn *//')"
+fi
+expect_clean "nobell"
 
 # Bad input from a peer: a segment of another version, a corrupt cell, a finalized receiver.
 run 2 bad

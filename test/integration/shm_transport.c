@@ -3,10 +3,14 @@
  *   shm_transport [all]   ping-pong of every size 0..max_send between rank pairs, a
  *                         100,000-message flood from each even rank to the next odd one (the
  *                         receiver starts late, so the ring fills: back-pressure), all-to-all,
- *                         blocking receives (wake-up latency, CPU while asleep), a ping-pong
- *                         where both sides only ever sleep (a lost wake-up shows as a timeout),
- *                         CMA reads of every peer's memory (whole, odd offsets, a hole), a
- *                         closing exchange; every byte checked
+ *                         blocking receives in vbt_shm_block (woken by the doorbell, not by a
+ *                         timeout; CPU while asleep), sleep_begin calling a sleep off for a
+ *                         message already there, the runtime's way to sleep (one poll() on
+ *                         vbt_shm_wait_fd() and a pipe: woken by a post through the doorbell,
+ *                         and by the pipe alone), a ping-pong where both sides only ever sleep
+ *                         (a lost wake-up shows as a timeout), CMA reads of every peer's memory
+ *                         (whole, odd offsets, a hole), a closing exchange; every byte checked;
+ *                         the doorbell socket gone after finalize
  *   shm_transport nocma   rank 0 runs under a seccomp filter refusing process_vm_readv (as a
  *                         restrictive container would): its probe must say so and its CMA
  *                         reads return VBT_ERR_UNSUPPORTED, while the rings work and the other
@@ -16,15 +20,21 @@
  *   shm_transport kill-before-wireup  rank 1 SIGKILLs itself between vbt_shm_init and the fence
  *   shm_transport kill-after-fence    rank 1 SIGKILLs itself after the fence: rank 0's wireup
  *                         must fail saying so
+ *   shm_transport nobell  2 ranks whose doorbells cannot reach each other (rank 1 in its own
+ *                         network namespace, or a wrong name): messages still arrive, the
+ *                         sleeper wakes by its 500 ms limit, the sender warns once
  *   shm_transport bad     2 ranks: a segment of another version (wireup refuses it), a corrupt
  *                         cell (progress refuses it), a send to a rank that finalized
- *   shm_transport init    init + fence + wireup + finalize (a singleton has no shm)
+ *   shm_transport init    init + fence + wireup + finalize (a singleton has no shm, no
+ *                         doorbell, and sleep_begin just lets it sleep)
  *
  * Every rank prints "ns=<PMIx namespace>" first, so the script can look for memory left
  * behind under that name. Exit: 0 pass, 77 skip, 1 fail. */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -35,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -52,6 +63,8 @@
 #define FLOOD_COUNT    100000
 #define ALLTOALL_COUNT 200
 #define WAKE_ITERS     20
+#define PIPE_ITERS     5
+#define NOBELL_ITERS   3
 #define SLEEPY_COUNT   3000
 #define WAIT_SECONDS   180
 #define MAIL_SLOTS     4
@@ -331,13 +344,59 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The odd rank of a pair sleeps in vbt_shm_block until the even one posts (20 ms later): how
- * long from the post to the wake, and how much CPU the sleeper used meanwhile. */
-static void wake(void)
+/* How the odd rank of a pair sleeps in wake(): in vbt_shm_block, or the runtime's way, one
+ * poll() on vbt_shm_wait_fd() and a pipe of its own between vbt_shm_sleep_begin and
+ * vbt_shm_sleep_end. */
+typedef struct {
+    int pipe_fd;  /* -1: vbt_shm_block */
+    long by_bell; /* poll()s that returned with the doorbell readable */
+    long by_pipe; /* ... with the pipe readable */
+    long timeouts;
+} sleeper_t;
+
+static void sleep_once(sleeper_t *s)
+{
+    struct pollfd pfd[2];
+    vbt_status_t st;
+    int go = -1, rc;
+
+    if (s->pipe_fd < 0) {
+        st = vbt_shm_block(2000);
+        if (st != VBT_OK)
+            fail("vbt_shm_block", st);
+        return;
+    }
+    st = vbt_shm_sleep_begin(&go);
+    if (st != VBT_OK)
+        fail("vbt_shm_sleep_begin", st);
+    if (!go)
+        return; /* something came: the caller polls */
+    pfd[0] = (struct pollfd){.fd = vbt_shm_wait_fd(), .events = POLLIN};
+    pfd[1] = (struct pollfd){.fd = s->pipe_fd, .events = POLLIN};
+    rc = poll(pfd, 2, vbt_shm_max_sleep_ms());
+    if (rc < 0 && errno != EINTR) {
+        vbt_shm_sleep_end(0);
+        fail("poll", VBT_ERR_IO);
+    }
+    s->by_bell += rc > 0 && (pfd[0].revents & POLLIN);
+    s->by_pipe += rc > 0 && (pfd[1].revents & POLLIN);
+    s->timeouts += rc == 0;
+    st = vbt_shm_sleep_end(rc == 0);
+    if (st != VBT_OK)
+        fail("vbt_shm_sleep_end", st);
+}
+
+/* The odd rank of a pair sleeps until the even one posts (20 ms after the odd one said it is
+ * ready): the post must wake it through the doorbell, never by the sleep's timeout, and in
+ * well under the 500 ms a timeout would take; and the sleeper must not spin meanwhile. With
+ * pipe_fd >= 0 it sleeps in one poll() on the doorbell and that pipe (nobody writes it). */
+static void wake(const char *what, int pipe_fd)
 {
     int peer = proc.rank ^ 1;
     double lat[WAKE_ITERS], wait_wall = 0, wait_cpu = 0;
-    uint64_t wakes0 = vbt_shm_ctx.stats.wakes, sleeps0 = vbt_shm_ctx.stats.sleeps;
+    vbt_shm_stats_t s0 = vbt_shm_ctx.stats;
+    sleeper_t sl = {.pipe_fd = pipe_fd};
+    uint64_t sleeps, rung, timeouts;
 
     if (peer >= proc.size)
         return;
@@ -358,14 +417,11 @@ static void wake(void)
             c0 = cpu_s();
             while (mail_n[peer] == 0) {
                 int n = vbt_shm_progress();
-                vbt_status_t st;
                 if (n < 0)
                     fail("vbt_shm_progress", n);
                 if (n > 0)
                     break;
-                st = vbt_shm_block(2000);
-                if (st != VBT_OK)
-                    fail("vbt_shm_block", st);
+                sleep_once(&sl);
                 if (now_s() - t0 > WAIT_SECONDS)
                     fail("no wake-up", VBT_ERR_TIMED_OUT);
             }
@@ -379,28 +435,143 @@ static void wake(void)
     }
     mail_mode = 0;
     if (proc.rank % 2 == 0) {
-        uint64_t wakes = vbt_shm_ctx.stats.wakes - wakes0;
-        printf("rank %d: wake: %llu futex wakes for %d posts to a sleeping peer\n", proc.rank,
-               (unsigned long long)wakes, WAKE_ITERS);
+        uint64_t wakes = vbt_shm_ctx.stats.wakes - s0.wakes;
+        printf("rank %d: %s: %llu doorbells rung for %d posts to a sleeping peer\n", proc.rank,
+               what, (unsigned long long)wakes, WAKE_ITERS);
         if (wakes < WAKE_ITERS / 2) {
-            fprintf(stderr, "rank %d: FAIL: the sender woke its sleeping peer only %llu times\n",
-                    proc.rank, (unsigned long long)wakes);
+            fprintf(stderr,
+                    "rank %d: FAIL: %s: the sender woke its sleeping peer only %llu times\n",
+                    proc.rank, what, (unsigned long long)wakes);
             errors++;
         }
         return;
     }
+    sleeps = vbt_shm_ctx.stats.sleeps - s0.sleeps;
+    rung = vbt_shm_ctx.stats.rung - s0.rung;
+    timeouts = vbt_shm_ctx.stats.timeouts - s0.timeouts;
     qsort(lat, WAKE_ITERS, sizeof(lat[0]), cmp_double);
-    printf("rank %d: wake: post-to-wake latency median %.0f us, max %.0f us; %llu sleeps; CPU "
-           "while waiting %.1f%% of %.0f ms\n",
-           proc.rank, lat[WAKE_ITERS / 2] * 1e6, lat[WAKE_ITERS - 1] * 1e6,
-           (unsigned long long)(vbt_shm_ctx.stats.sleeps - sleeps0), 100 * wait_cpu / wait_wall,
-           wait_wall * 1e3);
-    if (lat[WAKE_ITERS / 2] > 0.005 || lat[WAKE_ITERS - 1] > 0.25 ||
-        vbt_shm_ctx.stats.sleeps - sleeps0 < WAKE_ITERS / 2 || wait_cpu > 0.1 * wait_wall) {
-        fprintf(stderr, "rank %d: FAIL: blocking receive: slow wake-up, no sleep or busy CPU\n",
+    printf("rank %d: %s: post-to-wake latency median %.0f us, max %.0f us; %llu sleeps, %llu ended "
+           "by the doorbell, %llu timed out%s; CPU while waiting %.1f%% of %.0f ms\n",
+           proc.rank, what, lat[WAKE_ITERS / 2] * 1e6, lat[WAKE_ITERS - 1] * 1e6,
+           (unsigned long long)sleeps, (unsigned long long)rung, (unsigned long long)timeouts,
+           pipe_fd >= 0 ? " (poll() on the doorbell and a pipe)" : " (vbt_shm_block)",
+           100 * wait_cpu / wait_wall, wait_wall * 1e3);
+    /* Not a speed test: 400 ms only tells a doorbell from a 500 ms timeout. */
+    if (lat[WAKE_ITERS - 1] > 0.4 || sleeps < WAKE_ITERS / 2 || rung < WAKE_ITERS / 2 ||
+        timeouts != 0 || wait_cpu > 0.1 * wait_wall) {
+        fprintf(stderr,
+                "rank %d: FAIL: %s: a blocking receive was not woken by the doorbell (or it did "
+                "not sleep, or spun)\n",
+                proc.rank, what);
+        errors++;
+    }
+    if (pipe_fd >= 0 && (sl.by_bell < WAKE_ITERS / 2 || sl.by_pipe != 0 || sl.timeouts != 0)) {
+        fprintf(stderr,
+                "rank %d: FAIL: %s: poll() saw the doorbell readable %ld times, the idle pipe %ld "
+                "times, timed out %ld times\n",
+                proc.rank, what, sl.by_bell, sl.by_pipe, sl.timeouts);
+        errors++;
+    }
+}
+
+static void *pipe_writer(void *arg)
+{
+    int fd = *(int *)arg;
+
+    usleep(30000);
+    if (write(fd, "p", 1) != 1)
+        perror("pipe write");
+    return NULL;
+}
+
+/* The other half of the runtime's way to sleep: no peer posts, a thread writes into the pipe
+ * 30 ms after the odd rank went to sleep on the doorbell and the pipe: the pipe must wake it
+ * (well before the 500 ms limit), the doorbell must stay quiet. */
+static void wake_by_pipe(int pipe_r, int pipe_w)
+{
+    double worst = 0;
+    sleeper_t sl = {.pipe_fd = pipe_r};
+    uint64_t rung0 = vbt_shm_ctx.stats.rung;
+
+    if (proc.rank % 2 == 0 || (proc.rank ^ 1) >= proc.size)
+        return;
+    for (int it = 0; it < PIPE_ITERS; it++) {
+        double t0 = now_s();
+        long by_pipe0 = sl.by_pipe;
+        pthread_t t;
+        char c;
+
+        if (pthread_create(&t, NULL, pipe_writer, &pipe_w) != 0)
+            fail("pthread_create", VBT_ERR_NO_MEMORY);
+        while (sl.by_pipe == by_pipe0) {
+            sleep_once(&sl);
+            if (now_s() - t0 > WAIT_SECONDS)
+                fail("the pipe never woke the sleeper", VBT_ERR_TIMED_OUT);
+        }
+        if (now_s() - t0 > worst)
+            worst = now_s() - t0;
+        pthread_join(t, NULL);
+        if (read(pipe_r, &c, 1) != 1)
+            fail("pipe read", VBT_ERR_IO);
+    }
+    printf("rank %d: fdwait: a pipe woke the sleeper %d times, after %.0f ms at most (written 30 "
+           "ms in); doorbell readable %ld times, %ld timeouts\n",
+           proc.rank, PIPE_ITERS, worst * 1e3, sl.by_bell, sl.timeouts);
+    if (worst > 0.4 || sl.by_bell != 0 || sl.timeouts != 0 || vbt_shm_ctx.stats.rung != rung0) {
+        fprintf(stderr, "rank %d: FAIL: fdwait: the pipe did not wake the sleeper alone\n",
                 proc.rank);
         errors++;
     }
+}
+
+/* vbt_shm_sleep_begin with a message already in the ring must call the sleep off, deliver it,
+ * and leave SLEEPING clear; with nothing there it must announce the sleep, and sleep_end
+ * withdraw it. */
+static void calloff(void)
+{
+    int peer = proc.rank ^ 1, go = -1;
+    vbt_shm_stats_t s0;
+    vbt_status_t st;
+    char c = 'c';
+
+    mail_begin();
+    if (peer < proc.size && proc.rank % 2 == 0)
+        send_mail(peer, &c, 1);
+    barrier(); /* the mail is in the odd rank's ring, and nobody sends until the next barrier */
+    if (peer < proc.size && proc.rank % 2 == 1) {
+        s0 = vbt_shm_ctx.stats;
+        st = vbt_shm_sleep_begin(&go);
+        if (st != VBT_OK || go != 0 || mail_n[peer] != 1 ||
+            (atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING) ||
+            vbt_shm_ctx.stats.sleeps != s0.sleeps ||
+            vbt_shm_ctx.stats.called_off != s0.called_off + 1) {
+            fprintf(stderr,
+                    "rank %d: FAIL: calloff: with a message waiting, sleep_begin said %s, sleep "
+                    "%d, delivered %d, state 0x%x\n",
+                    proc.rank, vbt_status_string(st), go, mail_n[peer],
+                    atomic_load(&vbt_shm_ctx.hdr->state));
+            errors++;
+        }
+        st = vbt_shm_sleep_begin(&go);
+        if (st != VBT_OK || go != 1 || !(atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING)) {
+            fprintf(stderr,
+                    "rank %d: FAIL: calloff: with nothing there, sleep_begin said %s, "
+                    "sleep %d\n",
+                    proc.rank, vbt_status_string(st), go);
+            errors++;
+        }
+        st = vbt_shm_sleep_end(0);
+        if (st != VBT_OK || (atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING)) {
+            fprintf(stderr, "rank %d: FAIL: calloff: sleep_end said %s, state 0x%x\n", proc.rank,
+                    vbt_status_string(st), atomic_load(&vbt_shm_ctx.hdr->state));
+            errors++;
+        }
+        printf("rank %d: calloff: sleep_begin found the waiting message and called the sleep "
+               "off; with nothing waiting it announced the sleep\n",
+               proc.rank);
+    }
+    barrier();
+    mail_mode = 0;
 }
 
 /* Both sides of a pair wait only in vbt_shm_block (no spinning): a lost wake-up would leave a
@@ -586,6 +757,23 @@ static int count_segment_maps(void)
     return n;
 }
 
+/* Our doorbell sockets bound in the abstract namespace (/proc/net/unix names them
+ * "@vbt-shm.<pid>.<cookie>"); -1 when /proc/net/unix cannot be read. */
+static int count_bell_sockets(void)
+{
+    FILE *f = fopen("/proc/net/unix", "r");
+    char line[512], name[64];
+    int n = 0;
+
+    if (f == NULL)
+        return -1;
+    snprintf(name, sizeof(name), "@vbt-shm.%d.", (int)getpid());
+    while (fgets(line, sizeof(line), f) != NULL)
+        n += strstr(line, name) != NULL;
+    fclose(f);
+    return n;
+}
+
 /* Entries of /dev/shm whose name mentions vbt. */
 static int count_dev_shm(void)
 {
@@ -639,13 +827,14 @@ static int mode_all(void)
     int sizes, reads;
     uint64_t wakes0, full;
     long rx = 0, tx = 0;
+    int pp[2];
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
 
     t0 = now_s();
     spin_only = proc.size <= ncores; /* a core each: the steady state must make no syscall */
     wakes0 = vbt_shm_ctx.stats.wakes;
     sizes = pingpong();
-    printf("rank %d: pingpong: %d sizes 0..%zu in %.2f s (%s, %llu futex wakes)\n", proc.rank,
+    printf("rank %d: pingpong: %d sizes 0..%zu in %.2f s (%s, %llu doorbells rung)\n", proc.rank,
            sizes, max_send, now_s() - t0, spin_only ? "polling" : "polling, then sleeping",
            (unsigned long long)(vbt_shm_ctx.stats.wakes - wakes0));
     if (spin_only && vbt_shm_ctx.stats.wakes != wakes0) {
@@ -673,8 +862,17 @@ static int mode_all(void)
            ALLTOALL_COUNT, proc.size - 1, now_s() - t0);
     barrier();
 
-    wake();
+    wake("wake", -1);
     barrier();
+    calloff();
+    if (pipe2(pp, O_CLOEXEC) != 0)
+        fail("pipe2", VBT_ERR_IO);
+    wake("fdwait", pp[0]);
+    barrier();
+    wake_by_pipe(pp[0], pp[1]);
+    barrier();
+    close(pp[0]);
+    close(pp[1]);
     sleepy();
     barrier();
 
@@ -691,11 +889,13 @@ static int mode_all(void)
         tx += tx_count[r];
     }
     printf("rank %d: shm_transport %s: sent %ld, received %ld messages, %ld errors; %llu ring "
-           "full, %llu wakes, %llu sleeps, %llu timeouts\n",
+           "full, %llu doorbells rung, %llu sleeps (%llu ended by the doorbell, %llu timeouts, "
+           "%llu more called off)\n",
            proc.rank, errors ? "FAILED" : "OK", tx, rx, errors,
            (unsigned long long)vbt_shm_ctx.stats.full, (unsigned long long)vbt_shm_ctx.stats.wakes,
-           (unsigned long long)vbt_shm_ctx.stats.sleeps,
-           (unsigned long long)vbt_shm_ctx.stats.timeouts);
+           (unsigned long long)vbt_shm_ctx.stats.sleeps, (unsigned long long)vbt_shm_ctx.stats.rung,
+           (unsigned long long)vbt_shm_ctx.stats.timeouts,
+           (unsigned long long)vbt_shm_ctx.stats.called_off);
     return errors != 0;
 }
 
@@ -813,12 +1013,129 @@ static int mode_bad(int wireup_status)
     return rc;
 }
 
+/* 2 ranks whose doorbells cannot reach each other: rank 1 in a network namespace of its own
+ * when it may create one (abstract socket names are per namespace: both directions fail), else
+ * rank 0 is given a wrong name for rank 1's doorbell. Messages must still arrive, the sleeper
+ * waking by its 500 ms limit instead, and the sender must go on after warning once (the script
+ * counts the warnings). */
+static int mode_nobell(int in_netns)
+{
+    vbt_shm_stats_t s0;
+    double worst = 0;
+    char flag = (char)in_netns, c = 'n';
+
+    if (proc.size != 2) {
+        fprintf(stderr, "nobell: needs exactly 2 ranks\n");
+        return 1;
+    }
+    mail_begin();
+    if (proc.rank == 1) {
+        send_mail(0, &flag, 1);
+    } else {
+        wait_mail(1, 0);
+        flag = (char)mail[1][0][0];
+        mail_n[1] = 0;
+        if (!flag) {
+            vbt_shm_peer_t *p = vbt_shm_ctx.tx_peer[1];
+            vbt_shm_bell_addr(p->pid, p->cookie ^ 1, &p->bell);
+        }
+    }
+    barrier();
+    s0 = vbt_shm_ctx.stats;
+    for (int it = 0; it < NOBELL_ITERS; it++) {
+        if (proc.rank == 0) {
+            wait_mail(1, 0);
+            mail_n[1] = 0;
+            usleep(20000); /* rank 1 is asleep by now */
+            send_mail(1, &c, 1);
+        } else {
+            double t0;
+            send_mail(0, &c, 1);
+            t0 = now_s();
+            while (mail_n[0] == 0) {
+                int n = vbt_shm_progress();
+                vbt_status_t st;
+                if (n < 0)
+                    fail("vbt_shm_progress", n);
+                if (n > 0)
+                    break;
+                st = vbt_shm_block(2000);
+                if (st != VBT_OK)
+                    fail("vbt_shm_block", st);
+                if (now_s() - t0 > WAIT_SECONDS)
+                    fail("nobell: the message never arrived", VBT_ERR_TIMED_OUT);
+            }
+            mail_n[0] = 0;
+            if (now_s() - t0 > worst)
+                worst = now_s() - t0;
+        }
+    }
+    mail_mode = 0;
+    if (proc.rank == 0) {
+        uint64_t refused = vbt_shm_ctx.stats.bell_errors - s0.bell_errors;
+        uint64_t rung = vbt_shm_ctx.stats.wakes - s0.wakes;
+        printf("rank 0: nobell: %s; %d posts to a sleeping rank 1: %llu doorbells refused, %llu "
+               "rung\n",
+               flag ? "rank 1 in its own network namespace" : "a wrong doorbell name for rank 1",
+               NOBELL_ITERS, (unsigned long long)refused, (unsigned long long)rung);
+        if (refused == 0 || rung != 0) {
+            fprintf(stderr, "rank 0: FAIL: nobell: the doorbell of rank 1 should have failed\n");
+            errors++;
+        }
+    } else {
+        uint64_t timeouts = vbt_shm_ctx.stats.timeouts - s0.timeouts;
+        uint64_t rung = vbt_shm_ctx.stats.rung - s0.rung;
+        printf("rank 1: nobell: %d messages arrived while asleep, after %.0f ms at most; %llu "
+               "sleeps timed out, %llu ended by the doorbell\n",
+               NOBELL_ITERS, worst * 1e3, (unsigned long long)timeouts, (unsigned long long)rung);
+        /* 1.5 s: the sleep is bounded by 500 ms whatever vbt_shm_block was asked for. */
+        if (timeouts == 0 || rung != 0 || worst > 1.5) {
+            fprintf(stderr, "rank 1: FAIL: nobell: expected to wake by the sleep limit only\n");
+            errors++;
+        }
+    }
+    barrier();
+    printf("rank %d: nobell %s\n", proc.rank, errors ? "FAILED" : "OK");
+    return errors != 0;
+}
+
+/* What every mode that wired up can check about the doorbell: bound and pollable while shm is
+ * up; alone on the node, no doorbell and sleep_begin lets the caller sleep. */
+static void check_doorbell(void)
+{
+    int go = -1, nsock = count_bell_sockets();
+    vbt_status_t st;
+
+    if (vbt_shm_max_sleep_ms() <= 0 || vbt_shm_max_sleep_ms() > 1000) {
+        fprintf(stderr, "rank %d: vbt_shm_max_sleep_ms() is %d\n", proc.rank,
+                vbt_shm_max_sleep_ms());
+        errors++;
+    }
+    if (proc.local_size > 1) {
+        if (vbt_shm_wait_fd() < 0 || (nsock >= 0 && nsock != 1)) {
+            fprintf(stderr, "rank %d: doorbell fd %d, %d sockets bound\n", proc.rank,
+                    vbt_shm_wait_fd(), nsock);
+            errors++;
+        }
+        return;
+    }
+    st = vbt_shm_sleep_begin(&go);
+    if (vbt_shm_wait_fd() != -1 || nsock > 0 || st != VBT_OK || go != 1 ||
+        vbt_shm_sleep_end(1) != VBT_OK) {
+        fprintf(stderr,
+                "rank %d: alone on the node: doorbell fd %d, %d sockets, sleep_begin said %s, "
+                "sleep %d\n",
+                proc.rank, vbt_shm_wait_fd(), nsock, vbt_status_string(st), go);
+        errors++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all";
     const char *ns = getenv("PMIX_NAMESPACE");
     vbt_status_t st;
-    int rc = 0;
+    int rc = 0, in_netns = 0;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (vbt_config_load() != VBT_OK)
@@ -838,6 +1155,15 @@ int main(int argc, char **argv)
      * survivors need a moment to report what they saw. */
     if (strncmp(mode, "kill-", 5) == 0 && proc.rank != 1)
         signal(SIGTERM, SIG_IGN);
+    /* Its own network namespace (needs CAP_SYS_ADMIN): the main thread only, where the doorbell
+     * is made; the PMIx thread and its connection stay where they are. */
+    if (strcmp(mode, "nobell") == 0 && proc.rank == 1) {
+        in_netns = unshare(CLONE_NEWNET) == 0;
+        if (!in_netns)
+            printf("rank 1: nobell: no network namespace of our own (unshare: %s): a wrong "
+                   "doorbell name stands in for it\n",
+                   strerror(errno));
+    }
     st = vbt_shm_init(&proc, recv_cb);
     if (st != VBT_OK)
         fail("vbt_shm_init", st);
@@ -904,6 +1230,8 @@ int main(int argc, char **argv)
         errors++;
     }
 
+    check_doorbell();
+
     if (strcmp(mode, "init") == 0) {
         printf("rank %d: init %s: %d local ranks\n", proc.rank, errors ? "FAILED" : "OK",
                proc.local_size);
@@ -919,12 +1247,26 @@ int main(int argc, char **argv)
         rc = mode_nocma();
     } else if (strcmp(mode, "kill-after-wireup") == 0) {
         rc = mode_kill_after_wireup();
+    } else if (strcmp(mode, "nobell") == 0) {
+        rc = mode_nobell(in_netns);
     } else {
         fprintf(stderr, "shm_transport: unknown mode '%s'\n", mode);
         rc = 1;
     }
 
     vbt_shm_finalize();
+    if (strcmp(mode, "all") == 0 && rc == 0) {
+        /* Finalize closed the doorbell: its name is gone with it, nothing to clean up. */
+        int nsock = count_bell_sockets();
+        if (vbt_shm_wait_fd() != -1 || nsock > 0) {
+            fprintf(stderr, "rank %d: FAIL: after finalize: doorbell fd %d, %d sockets bound\n",
+                    proc.rank, vbt_shm_wait_fd(), nsock);
+            rc = 1;
+        } else {
+            printf("rank %d: doorbell: bound while up, %s after finalize\n", proc.rank,
+                   nsock == 0 ? "gone from /proc/net/unix" : "closed");
+        }
+    }
     st = vbt_pmix_finalize();
     if (st != VBT_OK && rc == 0)
         rc = 1;

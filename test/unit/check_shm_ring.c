@@ -1,16 +1,25 @@
 /* The shared-memory ring (transport-shm/vbt_shm_ring.*): empty and full, every cell size, wrap
  * of the cell index and of the 64-bit counters, the consumer's checks against a corrupt
  * producer, the producer's request for room, and two-thread producer/consumer stresses with
- * every byte checked (one of them for lost room notifications). */
+ * every byte checked (one of them for lost room notifications). And the doorbell
+ * (transport-shm/vbt_shm_bell.*): its socket's name and flags, one datagram per sleep however
+ * often it is rung, a receiver that is gone, a full queue, and a producer/consumer stress where
+ * the consumer sleeps in poll() on it (for lost wake-ups). */
 #include <check.h>
 #include "vbt_check.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "vbt_shm_bell.h"
 #include "vbt_shm_ring.inl"
 
 #define DEPTH 8
@@ -333,7 +342,7 @@ static void *consumer_main(void *arg)
 }
 
 /* The room protocol between threads: a producer that asked for room waits for a bell the
- * consumer rings when it takes the request (the transport's futex doorbell, minus the futex).
+ * consumer rings when it takes the request (the transport's doorbell, minus the socket).
  * A request lost between the producer's last look and the consumer's release would leave the
  * producer waiting for ever: it gives up after 2 s and counts a lost wake-up. */
 typedef struct {
@@ -437,11 +446,269 @@ START_TEST(test_two_threads)
 }
 END_TEST
 
+/* ---- the doorbell ---------------------------------------------------------------------------- */
+
+/* Cookies of this test's doorbells (the names also carry our pid, so runs in parallel differ). */
+#define COOKIE_A 0x5eed00000000000aull
+#define COOKIE_B 0x5eed00000000000bull
+#define COOKIE_C 0x5eed00000000000cull
+
+static int readable(int fd, int timeout_ms)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int rc = poll(&pfd, 1, timeout_ms);
+
+    ck_assert_int_ge(rc, 0);
+    return rc > 0 && (pfd.revents & POLLIN);
+}
+
+/* The name both sides derive, the socket's flags, one owner per name, nothing left once
+ * closed. */
+START_TEST(test_bell_socket)
+{
+    pid_t pid = getpid();
+    vbt_shm_bell_addr_t a, a2;
+    struct sockaddr_un got;
+    socklen_t got_len = sizeof(got);
+    char want[64];
+    int fa, fb;
+
+    vbt_shm_bell_addr(pid, COOKIE_A, &a);
+    vbt_shm_bell_addr(pid, COOKIE_A, &a2);
+    snprintf(want, sizeof(want), "vbt-shm.%d.%016llx", (int)pid, (unsigned long long)COOKIE_A);
+    ck_assert_int_eq(a.sa.sun_family, AF_UNIX);
+    ck_assert_int_eq(a.sa.sun_path[0], '\0'); /* abstract: no file */
+    ck_assert_uint_eq(a.len, offsetof(struct sockaddr_un, sun_path) + 1 + strlen(want));
+    ck_assert(memcmp(a.sa.sun_path + 1, want, strlen(want)) == 0);
+    ck_assert_uint_eq(a2.len, a.len);
+    ck_assert(memcmp(&a2.sa, &a.sa, a.len) == 0);
+
+    fa = vbt_shm_bell_open(pid, COOKIE_A);
+    ck_assert_int_ge(fa, 0);
+    ck_assert(fcntl(fa, F_GETFD) & FD_CLOEXEC);
+    ck_assert(fcntl(fa, F_GETFL) & O_NONBLOCK);
+    ck_assert_int_eq(getsockname(fa, (struct sockaddr *)&got, &got_len), 0);
+    ck_assert_uint_eq(got_len, a.len);
+    ck_assert(memcmp(&got, &a.sa, a.len) == 0);
+    ck_assert_int_eq(vbt_shm_bell_open(pid, COOKIE_A), -EADDRINUSE);
+    ck_assert_int_eq(readable(fa, 0), 0);
+    ck_assert_int_eq(vbt_shm_bell_drain(fa), 0);
+    close(fa);
+    /* The kernel dropped the name with the socket: there is nothing to clean up. */
+    fb = vbt_shm_bell_open(pid, COOKIE_A);
+    ck_assert_int_ge(fb, 0);
+    close(fb);
+}
+END_TEST
+
+/* The two halves on one state word: a sender rings only a sleeper, once per sleep; the
+ * receiver learns whether somebody took its flag; other state bits are left alone. */
+START_TEST(test_bell_ring)
+{
+    pid_t pid = getpid();
+    _Atomic uint32_t state = 0;
+    vbt_shm_bell_addr_t a, c;
+    int fa = vbt_shm_bell_open(pid, COOKIE_A), fb = vbt_shm_bell_open(pid, COOKIE_B);
+
+    ck_assert_int_ge(fa, 0);
+    ck_assert_int_ge(fb, 0);
+    vbt_shm_bell_addr(pid, COOKIE_A, &a);
+    vbt_shm_bell_addr(pid, COOKIE_C, &c);
+
+    /* Awake: nothing is sent. */
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 0);
+    ck_assert_int_eq(readable(fa, 0), 0);
+
+    /* Asleep: the first ring takes the flag and sends one datagram; the next ones pay nothing. */
+    vbt_shm_bell_announce(&state);
+    ck_assert_uint_eq(state, VBT_SHM_SLEEPING);
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 1);
+    ck_assert_uint_eq(state, 0);
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 0);
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 0);
+    ck_assert_int_eq(readable(fa, 2000), 1);
+    ck_assert_int_eq(vbt_shm_bell_retract(&state), 1); /* somebody took it */
+    ck_assert_int_eq(vbt_shm_bell_drain(fa), 1);
+    ck_assert_int_eq(vbt_shm_bell_drain(fa), 0);
+    ck_assert_int_eq(readable(fa, 0), 0);
+
+    /* A sleep nobody rang. */
+    vbt_shm_bell_announce(&state);
+    ck_assert_int_eq(vbt_shm_bell_retract(&state), 0);
+    ck_assert_uint_eq(state, 0);
+
+    /* The other bits of the word (CLOSED) survive both halves. */
+    atomic_store(&state, 0x2u);
+    vbt_shm_bell_announce(&state);
+    ck_assert_uint_eq(state, 0x2u | VBT_SHM_SLEEPING);
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 1);
+    ck_assert_uint_eq(state, 0x2u);
+    ck_assert_int_eq(readable(fa, 2000), 1);
+    ck_assert_int_eq(vbt_shm_bell_drain(fa), 1);
+
+    /* Nobody has that name (a peer gone, or in another network namespace): an error for the
+     * caller to log, nothing worse; the flag is taken all the same. */
+    vbt_shm_bell_announce(&state);
+    ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &c), -ECONNREFUSED);
+    ck_assert_uint_eq(state, 0x2u);
+    close(fa);
+    close(fb);
+}
+END_TEST
+
+/* A receiver that never drains: once its queue is full, a ring still counts as rung (its
+ * socket is readable anyway) and never blocks; one drain empties it. */
+START_TEST(test_bell_full_queue)
+{
+    pid_t pid = getpid();
+    _Atomic uint32_t state = 0;
+    vbt_shm_bell_addr_t a;
+    int fa = vbt_shm_bell_open(pid, COOKIE_A), fb = vbt_shm_bell_open(pid, COOKIE_B);
+    int n;
+
+    ck_assert_int_ge(fa, 0);
+    ck_assert_int_ge(fb, 0);
+    vbt_shm_bell_addr(pid, COOKIE_A, &a);
+    for (int k = 0; k < 3000; k++) {
+        vbt_shm_bell_announce(&state);
+        ck_assert_int_eq(vbt_shm_bell_ring(&state, fb, &a), 1);
+    }
+    ck_assert_int_eq(readable(fa, 0), 1);
+    n = vbt_shm_bell_drain(fa);
+    ck_assert_int_ge(n, 1);
+    ck_assert_int_lt(n, 3000); /* the queue is bounded: the rest were refused, not queued */
+    ck_assert_int_eq(readable(fa, 0), 0);
+    close(fa);
+    close(fb);
+}
+END_TEST
+
+/* The transport's sleep protocol between two threads: the producer pushes, fences and rings the
+ * consumer's doorbell if it announced a sleep; the consumer announces, looks at the ring once
+ * more, and sleeps in poll() on its doorbell (2 s) only when the ring is empty, then retracts
+ * and drains (with the transport's drain of a late datagram before the next sleep). A lost
+ * wake-up is a poll() that times out while a message waits. */
+#define BELL_COUNT 20000
+
+typedef struct {
+    ring_t *r;
+    _Atomic uint32_t state;
+    int rx_fd, tx_fd;
+    vbt_shm_bell_addr_t rx_addr;
+    long errors, lost, rings, bell_errors;
+    uint64_t sleeps, called_off, rung;
+} bell_arg_t;
+
+static void *bell_producer(void *arg)
+{
+    bell_arg_t *a = arg;
+    static uint8_t buf[VBT_SHM_CELL_DATA];
+
+    for (uint64_t n = 0; n < BELL_COUNT;) {
+        vbt_status_t st = push_msg(&a->r->p, n, buf);
+        int rc;
+
+        if (st == VBT_ERR_NO_RESOURCE) {
+            sched_yield();
+            continue;
+        }
+        if (st != VBT_OK)
+            a->errors++;
+        n++;
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&a->state, memory_order_relaxed) & VBT_SHM_SLEEPING) {
+            rc = vbt_shm_bell_ring(&a->state, a->tx_fd, &a->rx_addr);
+            if (rc > 0)
+                a->rings++;
+            else if (rc < 0)
+                a->bell_errors++;
+        }
+        /* Bursts, then single messages with pauses: the consumer falls asleep often, and
+         * the producer catches it at every stage of falling asleep. */
+        if (((n >> 8) & 1) && n % 4 == 0) {
+            usleep(20);
+        } else if ((n >> 8) & 1) {
+            for (int k = 0; k < (int)(n % 7) * 100; k++)
+                vbt_cpu_relax();
+        }
+    }
+    return NULL;
+}
+
+static void *bell_consumer(void *arg)
+{
+    bell_arg_t *a = arg;
+    int owed = 0;
+
+    for (uint64_t n = 0; n < BELL_COUNT;) {
+        struct pollfd pfd = {.fd = a->rx_fd, .events = POLLIN};
+        int rc, taken, got;
+
+        if (pop_check(&a->r->c, n, &a->errors)) {
+            n++;
+            continue;
+        }
+        if (owed) {
+            owed = 0;
+            vbt_shm_bell_drain(a->rx_fd);
+        }
+        vbt_shm_bell_announce(&a->state);
+        if (vbt_shm_ring_peek(&a->r->c) != NULL) {
+            owed = vbt_shm_bell_retract(&a->state);
+            a->called_off++;
+            continue;
+        }
+        a->sleeps++;
+        rc = poll(&pfd, 1, 2000);
+        taken = vbt_shm_bell_retract(&a->state);
+        got = vbt_shm_bell_drain(a->rx_fd);
+        if (taken && got == 0)
+            owed = 1;
+        if (rc == 0 && vbt_shm_ring_peek(&a->r->c) != NULL)
+            a->lost++;
+        else if (rc > 0 && got > 0)
+            a->rung++;
+    }
+    return NULL;
+}
+
+START_TEST(test_bell_threads)
+{
+    ring_t r;
+    bell_arg_t a = {.errors = 0};
+    pthread_t pt, ct;
+
+    ring_setup(&r, DEPTH, 0);
+    a.r = &r;
+    atomic_init(&a.state, 0);
+    a.rx_fd = vbt_shm_bell_open(getpid(), COOKIE_A);
+    a.tx_fd = vbt_shm_bell_open(getpid(), COOKIE_B);
+    ck_assert_int_ge(a.rx_fd, 0);
+    ck_assert_int_ge(a.tx_fd, 0);
+    vbt_shm_bell_addr(getpid(), COOKIE_A, &a.rx_addr);
+    ck_assert_int_eq(pthread_create(&ct, NULL, bell_consumer, &a), 0);
+    ck_assert_int_eq(pthread_create(&pt, NULL, bell_producer, &a), 0);
+    pthread_join(pt, NULL);
+    pthread_join(ct, NULL);
+    ck_assert_int_eq(a.errors, 0);
+    ck_assert_int_eq(a.bell_errors, 0);
+    ck_assert_int_eq(a.lost, 0);
+    /* It did sleep, and was woken through the doorbell (not only by finding messages). */
+    ck_assert_uint_gt(a.sleeps, 0);
+    ck_assert_uint_gt(a.rung, 0);
+    ck_assert_int_gt(a.rings, 0);
+    close(a.rx_fd);
+    close(a.tx_fd);
+    ring_teardown(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shm_ring");
     TCase *logic = tcase_create("logic");
     TCase *threads = tcase_create("threads");
+    TCase *bell = tcase_create("doorbell");
 
     tcase_add_test(logic, test_layout);
     tcase_add_test(logic, test_empty_full);
@@ -453,7 +720,13 @@ int main(void)
     tcase_add_test(threads, test_two_threads);
     tcase_add_test(threads, test_room_threads);
     tcase_set_timeout(threads, 120);
+    tcase_add_test(bell, test_bell_socket);
+    tcase_add_test(bell, test_bell_ring);
+    tcase_add_test(bell, test_bell_full_queue);
+    tcase_add_test(bell, test_bell_threads);
+    tcase_set_timeout(bell, 120);
     suite_add_tcase(s, logic);
     suite_add_tcase(s, threads);
+    suite_add_tcase(s, bell);
     return vbt_check_run(s);
 }
