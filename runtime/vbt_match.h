@@ -18,14 +18,16 @@ typedef struct vbt_unexp {
     struct vbt_comm *comm; /* set by MPI_Mprobe: MPI_Mrecv takes no communicator */
     int src;               /* comm rank of the sender */
     int tag;
-    int src_world;   /* world rank, to send a synchronous-send ack (or a CTS) to */
-    uint64_t ack_id; /* non-zero: the sender waits for an ack once this is matched */
-    uint64_t rts_id; /* rendezvous (a ready-to-send, no payload): the sender's request */
-    size_t len;      /* whole message */
-    size_t received; /* bytes arrived so far (large messages come in fragments) */
-    void *data;      /* NULL for a rendezvous: the payload stays with the sender */
-    int pooled;      /* data came from the unexpected-buffer pool, not malloc */
-    int rndv;        /* a ready-to-send: receiving it answers with a CTS */
+    int src_world;      /* world rank, to send a synchronous-send ack (or a CTS) to */
+    uint64_t ack_id;    /* non-zero: the sender waits for an ack once this is matched */
+    uint64_t rts_id;    /* rendezvous (a ready-to-send, no payload): the sender's request */
+    uint64_t rts_addr;  /* ... where the data is in the sender's memory */
+    unsigned rts_flags; /* ... VBT_P2P_F_* of the RTS */
+    size_t len;         /* whole message */
+    size_t received;    /* bytes arrived so far (large messages come in fragments) */
+    void *data;         /* NULL for a rendezvous: the payload stays with the sender */
+    int pooled;         /* data came from the unexpected-buffer pool, not malloc */
+    int rndv;           /* a ready-to-send: receiving it answers with a CTS */
 } vbt_unexp_t;
 
 typedef struct {

@@ -7,8 +7,10 @@
  * Fragments: larger messages up to VBT_RNDV_THRESHOLD go as FRAG_FIRST + FRAGs, eager sends
  * handed to the transport back to back (so one slot per sender tracks them at the receiver).
  *
- * Rendezvous, above VBT_RNDV_THRESHOLD (never to oneself: self messages go straight into the
- * matching engine with their payload):
+ * Which transport carries a peer's messages, and so which rendezvous, is vbt_tl.h's choice.
+ *
+ * Rendezvous over ib, above VBT_RNDV_THRESHOLD (never to oneself: self messages go straight
+ * into the matching engine with their payload):
  *   sender                                   receiver
  *   register buf (cache) ---- RTS ---------> match a posted receive, or queue the RTS as an
  *                            (tag, len, id)  unexpected message WITHOUT payload until a receive
@@ -32,16 +34,25 @@
  * (an immediate has 32 bits, so it would need a table of pending receives), it arrives with
  * the transport header that names its sender (an immediate consumes a receive buffer with no
  * header, so the sender would have to be found from the QP number), it uses the existing
- * credits and wire versioning, and providers without immediate data would work unchanged. */
+ * credits and wire versioning, and providers without immediate data would work unchanged.
+ *
+ * Rendezvous over shm, above VBT_SHM_RNDV_THRESHOLD: the RTS carries the address of the
+ * sender's buffer and the F_SHM flag. Once a receive matches it, the receiver copies the
+ * granted bytes straight out of the sender's memory with one process_vm_readv (CMA) and answers
+ * DONE, which completes the send. Where CMA is not permitted (ptrace scope, seccomp; found at
+ * start-up, or by a failing read) the receiver answers a CTS instead and the sender streams
+ * the data as RDATA pieces through the ring into the matched receive: two copies, pipelined by
+ * the ring's depth, and never buffered whole at either end. Each piece names the receive and
+ * its offset, so no per-sender state is needed and other messages may come in between. */
 #include "vbt_p2p.h"
 #include "vbt_bsend.h"
 #include "vbt_compiler.h"
 #include "vbt_config.h"
 #include "vbt_error.h"
-#include "vbt_ib.h"
 #include "vbt_log.h"
 #include "vbt_progress.h"
 #include "vbt_runtime.h"
+#include "vbt_tl.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -69,15 +80,12 @@ typedef struct {
 } vbt_sendq_t;
 
 static struct {
-    int ib_up;
     int my_world;
     int world_size;
-    size_t max_payload; /* payload bytes one transport send carries after our header */
     vbt_frag_state_t *frag;
     vbt_sendq_t *sendq;
     unsigned npending;
-    size_t rndv_threshold;    /* larger messages go by rendezvous */
-    vbt_request_t *putq_head; /* rendezvous sends with WRITEs still to post, in CTS order */
+    vbt_request_t *putq_head; /* rendezvous sends with data still to post, in CTS order */
     vbt_request_t *putq_tail;
     unsigned nputs;
     vbt_status_t failed; /* a fatal transport error: every wait returns it */
@@ -194,7 +202,7 @@ static vbt_status_t push_ctrl(vbt_request_t *req)
         m.rkey = req->rkey;
         len = sizeof(m);
     }
-    status = vbt_ib_send(req->peer_world, &m, len, NULL, 0);
+    status = vbt_tl_of(req->peer_world)->send(req->peer_world, &m, len, NULL, 0);
     if (status == VBT_OK)
         vbt_request_release(req);
     return status;
@@ -205,34 +213,40 @@ static vbt_status_t push_ctrl(vbt_request_t *req)
  * when the peer is gone. */
 static vbt_status_t push(vbt_request_t *req)
 {
+    const vbt_tl_t *tl;
     vbt_p2p_hdr_t hdr;
     vbt_status_t status;
+    size_t max_payload;
 
     if (req->kind == VBT_REQ_CTRL)
         return push_ctrl(req);
+    tl = vbt_tl_of(req->peer_world);
     hdr.version = VBT_P2P_WIRE_VERSION;
-    hdr.reserved = 0;
+    hdr.flags = 0;
     hdr.context_id = req->context_id;
     hdr.src = req->comm->rank;
     hdr.tag = req->tag;
     hdr.len = req->bytes;
     if (req->flags & VBT_REQF_RNDV) {
-        /* The request waits for the CTS; its buffer is registered already. */
-        hdr.type = VBT_P2P_RTS;
-        hdr.id = (uint64_t)(uintptr_t)req;
-        return vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), NULL, 0);
+        /* The request waits for the CTS (ib: its buffer is registered already) or DONE. */
+        vbt_p2p_rts_t rts = {.hdr = hdr, .addr = (uint64_t)(uintptr_t)req->buf};
+        rts.hdr.type = VBT_P2P_RTS;
+        rts.hdr.flags = tl->kind == VBT_TL_SHM ? VBT_P2P_F_SHM : 0;
+        rts.hdr.id = (uint64_t)(uintptr_t)req;
+        return tl->send(req->peer_world, &rts, sizeof(rts), NULL, 0);
     }
     hdr.id = (req->flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0;
+    max_payload = tl->max_send - sizeof(hdr);
     do {
         size_t chunk = req->bytes - req->offset;
-        if (chunk > p2p.max_payload)
-            chunk = p2p.max_payload;
+        if (chunk > max_payload)
+            chunk = max_payload;
         if (req->offset == 0)
             hdr.type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
         else
             hdr.type = VBT_P2P_FRAG;
         status =
-            vbt_ib_send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
+            tl->send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
         if (status != VBT_OK)
             return status;
         req->offset += chunk;
@@ -247,13 +261,6 @@ static vbt_status_t send_or_queue(vbt_request_t *req)
 {
     vbt_status_t status;
 
-    if (unlikely(!p2p.ib_up)) {
-        vbt_error("no transport reaches rank %d: this node has no usable RDMA device (details "
-                  "with VBT_LOG=info; a shared-memory transport for on-node peers is not there "
-                  "yet)",
-                  req->peer_world);
-        return VBT_ERR_UNREACHABLE;
-    }
     if (likely(p2p.sendq[req->peer_world].head == NULL)) {
         status = push(req);
         if (likely(status == VBT_OK))
@@ -328,8 +335,10 @@ static void send_ack(int dest_world, uint64_t ack_id)
 
 static void rndv_send_done(vbt_request_t *req, vbt_status_t status)
 {
-    vbt_ib_mem_put(req->mem);
-    req->mem = NULL;
+    if (req->mem != NULL) {
+        vbt_ib_mem_put(req->mem);
+        req->mem = NULL;
+    }
     if (unlikely(status != VBT_OK))
         req->status_error = vbt_status_to_errclass(status);
     req->flags |= VBT_REQF_HANDED;
@@ -342,22 +351,48 @@ static void put_cb(void *cookie, vbt_status_t status)
     rndv_send_done(cookie, status);
 }
 
-/* Post the WRITEs the transport takes now for every rendezvous that has its CTS; after the
- * last WRITE of one, its FIN (which RC delivers after the data). */
+/* Stream the granted bytes of a shm rendezvous as RDATA pieces into the matched receive. */
+static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
+{
+    vbt_p2p_hdr_t hdr = {
+        .version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_RDATA, .id = req->remote_id};
+    size_t max_payload = tl->max_send - sizeof(hdr);
+
+    while (req->offset < req->bytes) {
+        size_t chunk = req->bytes - req->offset;
+        vbt_status_t status;
+        if (chunk > max_payload)
+            chunk = max_payload;
+        hdr.len = req->offset;
+        status =
+            tl->send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
+        if (status != VBT_OK)
+            return status;
+        req->offset += chunk;
+    }
+    return VBT_OK;
+}
+
+/* Post the data the transport takes now for every rendezvous that has its CTS: RDMA WRITEs
+ * then a FIN (which RC delivers after the data) over ib, RDATA pieces over shm. */
 static void put_progress(void)
 {
     vbt_request_t *req, *prev = NULL, **link = &p2p.putq_head;
 
     while ((req = *link) != NULL) {
+        const vbt_tl_t *tl = vbt_tl_of(req->peer_world);
         vbt_status_t status = VBT_OK;
         vbt_request_t *fin;
         size_t posted = 0;
 
-        if (req->offset < req->bytes)
+        if (tl->kind == VBT_TL_SHM) {
+            status = rdata_push(req, tl);
+        } else if (req->offset < req->bytes) {
             status = vbt_ib_put(req->peer_world, (char *)req->buf + req->offset,
                                 req->bytes - req->offset, req->mem, req->remote_addr + req->offset,
                                 req->rkey, req, &posted);
-        req->offset += posted;
+            req->offset += posted;
+        }
         if (status == VBT_ERR_NO_RESOURCE) {
             prev = req;
             link = &req->next;
@@ -369,6 +404,10 @@ static void put_progress(void)
         p2p.nputs--;
         if (unlikely(status != VBT_OK)) {
             fail_send(req, status);
+            continue;
+        }
+        if (tl->kind == VBT_TL_SHM) { /* every byte is in the ring: the buffer is free */
+            rndv_send_done(req, VBT_OK);
             continue;
         }
         fin = ctrl_new(req->peer_world, VBT_P2P_FIN, req->remote_id);
@@ -412,6 +451,7 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
                            int tag, unsigned flags, vbt_request_t **req_p)
 {
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
+    const vbt_tl_t *tl;
     vbt_status_t status;
 
     if (unlikely(req == NULL))
@@ -451,13 +491,16 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
         send_maybe_done(req);
         return VBT_OK;
     }
-    if (bytes > p2p.rndv_threshold && likely(p2p.ib_up)) {
-        /* Register now: a cache hit costs nothing, a miss overlaps the RTS round trip. */
-        status = vbt_ib_mem_get(buf, bytes, 0, &req->mem);
-        if (unlikely(status != VBT_OK)) {
-            vbt_request_release(req);
-            *req_p = NULL;
-            return status;
+    tl = vbt_tl_of(req->peer_world);
+    if (bytes > tl->rndv_threshold) {
+        /* ib: register now: a cache hit costs nothing, a miss overlaps the RTS round trip. */
+        if (tl->kind == VBT_TL_IB) {
+            status = vbt_ib_mem_get(buf, bytes, 0, &req->mem);
+            if (unlikely(status != VBT_OK)) {
+                vbt_request_release(req);
+                *req_p = NULL;
+                return status;
+            }
         }
         req->flags |= VBT_REQF_RNDV;
     }
@@ -564,17 +607,66 @@ static void deliver_frag(int src_world, const void *payload, size_t len)
 
 /* ---- rendezvous, receiver side --------------------------------------------------------------- */
 
-/* A receive matched an RTS: register what fits of its buffer and answer with a CTS. */
-static void rndv_recv_start(vbt_request_t *req, int src_world, int src, int tag, size_t len,
-                            uint64_t sender_id)
+/* What a receive needs of a matched RTS. */
+typedef struct {
+    int src_world, src, tag;
+    size_t len;
+    uint64_t sender_id;
+    uint64_t addr;  /* the data in the sender's memory */
+    unsigned flags; /* VBT_P2P_F_* */
+} vbt_rts_info_t;
+
+/* Over shm: copy the granted bytes out of the sender's memory with one CMA read and tell it
+ * DONE. VBT_ERR_UNSUPPORTED when CMA is not permitted towards that sender: then the caller
+ * asks for RDATA with a CTS. */
+static vbt_status_t rndv_recv_cma(vbt_request_t *req, const vbt_rts_info_t *rts, size_t granted)
 {
-    size_t granted = len < req->bytes ? len : req->bytes;
+    vbt_request_t *done;
+    vbt_status_t status = VBT_OK;
+
+    if (granted > 0)
+        status =
+            vbt_shm_cma_read(rts->src_world, req->buf, (const void *)(uintptr_t)rts->addr, granted);
+    if (status != VBT_OK)
+        return status;
+    done = ctrl_new(rts->src_world, VBT_P2P_DONE, rts->sender_id);
+    if (done != NULL)
+        ctrl_send(done);
+    vbt_p2p_request_done(req);
+    return VBT_OK;
+}
+
+/* A receive matched an RTS: over ib, register what fits of its buffer and answer with a CTS
+ * (the sender WRITEs, then FIN); over shm, read the data with CMA, or answer a CTS without a
+ * key (the sender streams RDATA pieces). */
+static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
+{
+    size_t granted = rts->len < req->bytes ? rts->len : req->bytes;
     vbt_request_t *cts;
     vbt_status_t status;
 
-    recv_fill(req, src, tag, len);
+    recv_fill(req, rts->src, rts->tag, rts->len);
     req->flags |= VBT_REQF_RNDV;
-    if (granted > 0) {
+    req->offset = 0;
+    if (rts->flags & VBT_P2P_F_SHM) {
+        if (vbt_tl.cma) {
+            status = rndv_recv_cma(req, rts, granted);
+            if (likely(status == VBT_OK))
+                return;
+            if (status != VBT_ERR_UNSUPPORTED) {
+                vbt_error("reading a %zu-byte message from rank %d's memory (CMA) failed", granted,
+                          rts->src_world);
+                p2p.failed = status;
+                return;
+            }
+            /* Refused after the start-up probe said yes (a seccomp filter installed since?):
+             * stop trying, for every peer. */
+            vbt_info("CMA read of rank %d refused: large on-node messages go through the rings "
+                     "from now on",
+                     rts->src_world);
+            vbt_tl.cma = 0;
+        }
+    } else if (granted > 0) {
         status = vbt_ib_mem_get(req->buf, granted, VBT_IB_MEM_REMOTE_WRITE, &req->mem);
         if (unlikely(status != VBT_OK)) {
             /* The sender would wait for ever: the job cannot go on (the reason was logged). */
@@ -582,32 +674,42 @@ static void rndv_recv_start(vbt_request_t *req, int src_world, int src, int tag,
             return;
         }
     }
-    cts = ctrl_new(src_world, VBT_P2P_CTS, sender_id);
+    cts = ctrl_new(rts->src_world, VBT_P2P_CTS, rts->sender_id);
     if (unlikely(cts == NULL))
         return;
     cts->bytes = granted;
     cts->remote_id = (uint64_t)(uintptr_t)req;
     cts->remote_addr = (uint64_t)(uintptr_t)req->buf;
-    cts->rkey = granted > 0 ? vbt_ib_mem_rkey(req->mem) : 0;
+    cts->rkey = req->mem != NULL ? vbt_ib_mem_rkey(req->mem) : 0;
     ctrl_send(cts);
+    /* Over shm no FIN follows the data: the last RDATA piece completes the receive. */
+    if ((rts->flags & VBT_P2P_F_SHM) && granted == 0)
+        vbt_p2p_request_done(req);
 }
 
-static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr)
+static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
 {
     vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
     vbt_match_queue_t *q;
     vbt_request_t *req;
     vbt_unexp_t *u;
+    vbt_rts_info_t rts = {.src_world = src_world,
+                          .src = hdr->src,
+                          .tag = hdr->tag,
+                          .len = hdr->len,
+                          .sender_id = hdr->id,
+                          .flags = hdr->flags};
 
-    if (unlikely(comm == NULL || hdr->id == 0)) {
+    if (unlikely(comm == NULL || hdr->id == 0 || len < sizeof(rts.addr))) {
         vbt_error("dropped a malformed ready-to-send from rank %d (context %u, %llu bytes)",
                   src_world, (unsigned)hdr->context_id, (unsigned long long)hdr->len);
         return;
     }
+    memcpy(&rts.addr, payload, sizeof(rts.addr));
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
-        rndv_recv_start(req, src_world, hdr->src, hdr->tag, hdr->len, hdr->id);
+        rndv_recv_start(req, &rts);
         return;
     }
     /* Unexpected: only the envelope waits here; the payload stays at the sender. */
@@ -622,7 +724,44 @@ static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr)
     u->len = hdr->len;
     u->rndv = 1;
     u->rts_id = hdr->id;
+    u->rts_addr = rts.addr;
+    u->rts_flags = rts.flags;
     vbt_match_append_unexpected(q, u);
+}
+
+/* A piece of a rendezvous message streamed through shm rings into a matched receive. */
+static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+{
+    vbt_request_t *req = (vbt_request_t *)(uintptr_t)hdr->id;
+
+    /* The id is our own pointer, echoed back: check it before trusting it. Pieces of one
+     * message come in order from one sender, so each must start where the last one ended. */
+    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_RECV ||
+                 !(req->flags & VBT_REQF_RNDV) || req->complete || hdr->len != req->offset ||
+                 len > req->status_bytes - req->offset)) {
+        vbt_error("dropped %zu bytes of rendezvous data from rank %d for an unknown receive", len,
+                  src_world);
+        return;
+    }
+    memcpy((char *)req->buf + req->offset, payload, len);
+    req->offset += len;
+    if (req->offset == req->status_bytes)
+        vbt_p2p_request_done(req);
+}
+
+/* The receiver has read a rendezvous message out of our buffer: the send is complete. */
+static void deliver_done(int src_world, uint64_t id)
+{
+    vbt_request_t *req = (vbt_request_t *)(uintptr_t)id;
+
+    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
+                 (req->flags & (VBT_REQF_RNDV | VBT_REQF_CTS)) != VBT_REQF_RNDV ||
+                 req->peer_world != src_world)) {
+        vbt_error("dropped a rendezvous DONE from rank %d for an unknown send", src_world);
+        return;
+    }
+    req->flags |= VBT_REQF_CTS | VBT_REQF_ACKED;
+    rndv_send_done(req, VBT_OK);
 }
 
 static void deliver_fin(int src_world, uint64_t id)
@@ -675,7 +814,13 @@ static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload
         deliver_ack(hdr->id);
         break;
     case VBT_P2P_RTS:
-        deliver_rts(src_world, hdr);
+        deliver_rts(src_world, hdr, payload, len);
+        break;
+    case VBT_P2P_RDATA:
+        deliver_rdata(src_world, hdr, payload, len);
+        break;
+    case VBT_P2P_DONE:
+        deliver_done(src_world, hdr->id);
         break;
     case VBT_P2P_CTS: {
         vbt_p2p_cts_t cts;
@@ -714,8 +859,15 @@ static void recv_cb(int src_world, const void *data, size_t len)
 static void recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
 {
     if (u->rndv) {
-        rndv_recv_start(req, u->src_world, u->src, u->tag, u->len, u->rts_id);
+        vbt_rts_info_t rts = {.src_world = u->src_world,
+                              .src = u->src,
+                              .tag = u->tag,
+                              .len = u->len,
+                              .sender_id = u->rts_id,
+                              .addr = u->rts_addr,
+                              .flags = u->rts_flags};
         unexp_release(u);
+        rndv_recv_start(req, &rts);
         return;
     }
     recv_fill(req, u->src, u->tag, u->len);
@@ -815,14 +967,11 @@ void vbt_p2p_cancel(vbt_request_t *req)
 
 int vbt_p2p_progress(void)
 {
-    int n = 0;
+    int n = vbt_tl_progress();
 
-    if (likely(p2p.ib_up)) {
-        n = vbt_ib_progress();
-        if (unlikely(n < 0)) {
-            p2p.failed = (vbt_status_t)n;
-            return n;
-        }
+    if (unlikely(n < 0)) {
+        p2p.failed = (vbt_status_t)n;
+        return n;
     }
     if (unlikely(p2p.npending > 0))
         drain_sendqs();
@@ -835,7 +984,12 @@ int vbt_p2p_progress(void)
 
 void vbt_p2p_idle(vbt_backoff_t *backoff)
 {
-    vbt_backoff_idle(backoff, p2p.ib_up && p2p.npending == 0 && p2p.nputs == 0);
+    /* Sends waiting for ib credits or WRITE slots get them from completions that may raise no
+     * event (unsignalled sends): poll for those rather than sleep. */
+    vbt_status_t status = vbt_backoff_idle(backoff, p2p.npending == 0 && p2p.nputs == 0);
+
+    if (unlikely(status != VBT_OK) && p2p.failed == VBT_OK)
+        p2p.failed = status; /* the next progress call returns it */
 }
 
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
@@ -866,7 +1020,6 @@ vbt_status_t vbt_p2p_init(void)
     memset(&p2p, 0, sizeof(p2p));
     p2p.my_world = vbt_rt.proc.rank;
     p2p.world_size = vbt_rt.proc.size;
-    p2p.rndv_threshold = vbt_cfg.rndv_threshold;
     p2p.frag = calloc((size_t)p2p.world_size, sizeof(*p2p.frag));
     p2p.sendq = calloc((size_t)p2p.world_size, sizeof(*p2p.sendq));
     if (p2p.frag == NULL || p2p.sendq == NULL)
@@ -881,29 +1034,14 @@ vbt_status_t vbt_p2p_init(void)
         p2p.unexp_pool = b;
     }
 
-    if (p2p.world_size == 1)
-        return VBT_OK;
-    status = vbt_ib_init(&vbt_rt.proc, recv_cb, put_cb);
-    if (status == VBT_ERR_NO_DEVICE) {
-        /* Fine until a message must cross to another rank: that send says why it cannot. */
-        vbt_info("no usable RDMA device: messages to other ranks will fail");
-        return vbt_modex_fence();
-    }
+    status = vbt_tl_init(&vbt_rt.proc, recv_cb, put_cb);
     if (status != VBT_OK)
         return status;
-    status = vbt_modex_fence();
-    if (status != VBT_OK)
-        return status;
-    status = vbt_ib_wireup();
-    if (status != VBT_OK)
-        return status;
-    p2p.ib_up = 1;
-    p2p.max_payload = vbt_ib_max_send() - sizeof(vbt_p2p_hdr_t);
     /* Measured on Soft-RoCE with ranks bound one per core: spinning 4096 polls put 8-byte
      * latency near 4 ms (rxe's kernel work waits for the scheduler tick); 64 gave ~30 us. */
-    if (vbt_ib_device_is_software())
+    if (vbt_tl_uses_ib() && vbt_ib_device_is_software())
         vbt_backoff_set_spin(64);
-    return VBT_OK;
+    return vbt_progress_init();
 }
 
 vbt_status_t vbt_p2p_flush(void)
@@ -918,9 +1056,7 @@ vbt_status_t vbt_p2p_flush(void)
 
 void vbt_p2p_cleanup(void)
 {
-    if (p2p.ib_up)
-        vbt_ib_finalize();
-    p2p.ib_up = 0;
+    vbt_tl_finalize();
     free(p2p.frag);
     free(p2p.sendq);
     while (p2p.unexp_pool != NULL) {

@@ -1,6 +1,6 @@
 /* Point-to-point messaging: the send and receive protocols on top of a transport (eager,
- * eager fragments, rendezvous with RDMA WRITE), the delivery of arrived messages into the
- * matching engine, and synchronous-send acks. The protocols are described at the top of
+ * eager fragments, rendezvous with RDMA WRITE or a CMA read), the delivery of arrived messages into
+ * the matching engine, and synchronous-send acks. The protocols are described at the top of
  * vbt_p2p.c. */
 #ifndef VBT_P2P_H
 #define VBT_P2P_H
@@ -15,7 +15,7 @@
 #include "vbt_status.h"
 
 /* The runtime's wire header, first in every message. Decoded defensively. */
-#define VBT_P2P_WIRE_VERSION 2
+#define VBT_P2P_WIRE_VERSION 3
 typedef enum {
     VBT_P2P_EAGER = 1,      /* the whole message */
     VBT_P2P_FRAG_FIRST = 2, /* first piece of a message larger than one transport send */
@@ -24,19 +24,32 @@ typedef enum {
     VBT_P2P_RTS = 5,        /* ready to send: a large message waits at the sender; no payload */
     VBT_P2P_CTS = 6,        /* clear to send: the receiver's registered buffer (vbt_p2p_cts_t) */
     VBT_P2P_FIN = 7,        /* the sender's RDMA WRITEs into that buffer are done */
+    VBT_P2P_RDATA = 8,      /* a piece of a rendezvous message streamed through shm rings */
+    VBT_P2P_DONE = 9,       /* the receiver read a rendezvous message itself (CMA) */
 } vbt_p2p_type_t;
+
+/* vbt_p2p_hdr_t.flags */
+#define VBT_P2P_F_SHM 0x1u /* RTS: sent over shm: read the data with CMA, or CTS for RDATA */
 
 typedef struct __attribute__((packed)) {
     uint8_t version;
     uint8_t type;
-    uint16_t reserved;
+    uint16_t flags;
     uint32_t context_id; /* EAGER, FRAG_FIRST, RTS: the matching fields */
     int32_t src;         /* sender's rank in the communicator */
     int32_t tag;
-    uint64_t len; /* EAGER, FRAG_FIRST, RTS: whole message length; CTS: bytes granted */
+    uint64_t len; /* EAGER, FRAG_FIRST, RTS: whole message length; CTS: bytes granted;
+                     RDATA: where the piece goes (its offset in the message) */
     uint64_t id;  /* a request id: EAGER/FRAG_FIRST of a sync send: the one to ACK; ACK: that
-                     one; RTS: the sender's; CTS: the sender's it answers; FIN: the receiver's */
+                     one; RTS: the sender's; CTS: the sender's it answers; FIN, RDATA: the
+                     receiver's; DONE: the sender's */
 } vbt_p2p_hdr_t;
+
+/* An RTS: the envelope, and where the data is in the sender's memory (for a CMA read). */
+typedef struct __attribute__((packed)) {
+    vbt_p2p_hdr_t hdr; /* type RTS; len: the message length; id: the sender's request */
+    uint64_t addr;
+} vbt_p2p_rts_t;
 
 /* A CTS: the receiver matched the RTS and registered min(len, capacity) bytes at addr. */
 typedef struct __attribute__((packed)) {

@@ -1,43 +1,69 @@
 #include "vbt_progress.h"
 #include "vbt_compiler.h"
-#include "vbt_ib.h"
+#include "vbt_config.h"
+#include "vbt_log.h"
 #include "vbt_runtime.h"
+#include "vbt_tl.h"
 
 #include <sched.h>
-#include <time.h>
+#include <string.h>
 
-/* Empty polls before a dedicated core starts yielding: a few tens of microseconds of spinning,
- * enough for a small-message round trip on a real NIC. */
+/* Empty polls before hybrid sleeps: a few tens of microseconds of spinning, enough for a
+ * small-message round trip on a real NIC or through shared memory. */
 static unsigned spin_polls = 4096;
+static vbt_progress_mode_t mode = VBT_PROGRESS_HYBRID;
+
+/* A sleep's timeout bounds what a missed wake-up could cost; it is not a poll rate. */
+#define VBT_BLOCK_MS 100
 
 void vbt_backoff_set_spin(unsigned polls)
 {
     spin_polls = polls;
 }
-/* After this long without an event, sleep on the completion channel instead of yielding. */
-#define VBT_YIELD_NS (20 * 1000 * 1000ull)
-#define VBT_BLOCK_MS 100
 
-static uint64_t now_ns(void)
+vbt_status_t vbt_progress_init(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    const char *m = vbt_cfg.progress;
+
+    if (strcmp(m, "spin") == 0) {
+        mode = VBT_PROGRESS_SPIN;
+    } else if (strcmp(m, "hybrid") == 0) {
+        mode = VBT_PROGRESS_HYBRID;
+    } else if (strcmp(m, "block") == 0) {
+        mode = VBT_PROGRESS_BLOCK;
+    } else if (strcmp(m, "auto") == 0) {
+        mode = vbt_rt.oversubscribed ? VBT_PROGRESS_BLOCK : VBT_PROGRESS_HYBRID;
+    } else {
+        vbt_error("VBT_PROGRESS=%s: unknown mode (known: auto, spin, hybrid, block)", m);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    if (mode == VBT_PROGRESS_SPIN && vbt_rt.oversubscribed)
+        vbt_warn("VBT_PROGRESS=spin with more ranks than cores on %s: waiting ranks take the "
+                 "cores from the ranks they wait for",
+                 vbt_rt.proc.hostname);
+    vbt_debug("progress: %s%s, %u polls before sleeping",
+              mode == VBT_PROGRESS_SPIN     ? "spin"
+              : mode == VBT_PROGRESS_HYBRID ? "hybrid"
+                                            : "block",
+              strcmp(m, "auto") == 0 ? " (auto)" : "", spin_polls);
+    return VBT_OK;
 }
 
-void vbt_backoff_idle(vbt_backoff_t *b, int can_block)
+vbt_progress_mode_t vbt_progress_mode(void)
+{
+    return mode;
+}
+
+vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
 {
     b->idle++;
-    if (!vbt_rt.oversubscribed && b->idle < spin_polls) {
+    if (likely(mode == VBT_PROGRESS_SPIN ||
+               (mode == VBT_PROGRESS_HYBRID && b->idle < spin_polls))) {
         vbt_cpu_relax();
-        return;
+        return VBT_OK;
     }
-    if (b->start_ns == 0) {
-        b->start_ns = now_ns();
-    } else if (can_block && (b->idle & 63) == 0 && now_ns() - b->start_ns > VBT_YIELD_NS) {
-        /* The timeout bounds how long a missed wake-up could cost; it is not a poll rate. */
-        vbt_ib_block(VBT_BLOCK_MS);
-        return;
-    }
+    if (can_block)
+        return vbt_tl_block(VBT_BLOCK_MS);
     sched_yield();
+    return VBT_OK;
 }

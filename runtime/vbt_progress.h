@@ -1,28 +1,47 @@
-/* How a rank waits: spin while a reply is likely to be microseconds away, then yield the core,
- * then sleep on the completion channel. A rank that shares its core with others (more ranks
- * than cores on the node) yields from the start, or it would starve the rank it waits for. */
+/* How a rank waits (VBT_PROGRESS):
+ *   spin    poll without pause: the lowest latency, a busy core for as long as it waits;
+ *   hybrid  poll a short while (a reply is then likely microseconds away), then sleep in one
+ *           poll() on every transport's wake-up descriptor (the verbs completion channel, the
+ *           shared-memory doorbell) until a completion or a local peer's message wakes it;
+ *   block   sleep as soon as one poll found nothing;
+ *   auto    (default) hybrid, or block when the node has more ranks than cores: a rank that
+ *           spins on a core it shares starves the very rank it waits for.
+ * A wait that cannot sleep (sends queued for credits, whose completions raise no event) yields
+ * the core instead. */
 #ifndef VBT_PROGRESS_H
 #define VBT_PROGRESS_H
 
 #include <stdint.h>
 
+#include "vbt_status.h"
+
+typedef enum {
+    VBT_PROGRESS_SPIN,
+    VBT_PROGRESS_HYBRID,
+    VBT_PROGRESS_BLOCK,
+} vbt_progress_mode_t;
+
 typedef struct {
-    unsigned idle;     /* empty progress calls in a row */
-    uint64_t start_ns; /* when the spinning phase ended; 0 while still spinning */
+    unsigned idle; /* empty progress calls in a row */
 } vbt_backoff_t;
 
 static inline void vbt_backoff_init(vbt_backoff_t *b)
 {
     b->idle = 0;
-    b->start_ns = 0;
 }
 
-/* How many empty polls to spin before yielding: none on a shared core, a few on a software
- * RDMA device (its packets are processed by the kernel on these same cores), more on a NIC. */
+/* Parse VBT_PROGRESS and settle auto (after the transports are up: the spin budget depends on
+ * them). VBT_ERR_INVALID_PARAM, logged, for an unknown mode. */
+vbt_status_t vbt_progress_init(void);
+vbt_progress_mode_t vbt_progress_mode(void);
+
+/* How many empty polls hybrid spins before sleeping: fewer on a software RDMA device (its
+ * packets are processed by the kernel on these same cores), more on a NIC. */
 void vbt_backoff_set_spin(unsigned polls);
 
-/* Called after a progress call that found nothing. can_block: every event we wait for arrives
- * through the verbs completion queue, so sleeping on its channel cannot miss one. */
-void vbt_backoff_idle(vbt_backoff_t *b, int can_block);
+/* Called after a progress call that found nothing. can_block: every event we wait for raises a
+ * wake-up (vbt_tl_block), so sleeping cannot miss one. A negative status: a transport failed
+ * while we slept (logged). */
+vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block);
 
 #endif

@@ -91,6 +91,14 @@ int vbt_ib_progress(void);
  * timeout_ms < 0 waits without limit. */
 vbt_status_t vbt_ib_block(int timeout_ms);
 
+/* vbt_ib_block in three steps, for a caller that sleeps on several transports in one poll():
+ * vbt_ib_sleep_begin arms the CQ and polls once more (completions found are handled; then
+ * *sleep_p = 0: do not sleep); with *sleep_p = 1 the caller polls vbt_ib_wait_fd() for POLLIN
+ * and then calls vbt_ib_sleep_end(readable), which takes and acknowledges the event. */
+int vbt_ib_wait_fd(void);
+vbt_status_t vbt_ib_sleep_begin(int *sleep_p);
+vbt_status_t vbt_ib_sleep_end(int readable);
+
 /* Wait (bounded) until every eager send posted so far is acknowledged by its peer's NIC, then
  * destroy QPs, SRQ, CQ, channel, the registration cache (its statistics at debug), memory
  * region, PD and close the device. */

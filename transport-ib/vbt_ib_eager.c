@@ -818,41 +818,65 @@ int vbt_ib_progress(void)
 
 /* ---- blocking ----------------------------------------------------------------------------- */
 
-vbt_status_t vbt_ib_block(int timeout_ms)
+int vbt_ib_wait_fd(void)
+{
+    return vbt_ib_ctx.channel->fd;
+}
+
+vbt_status_t vbt_ib_sleep_begin(int *sleep_p)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    struct pollfd pfd;
-    struct ibv_cq *ev_cq;
-    void *ev_ctx;
     vbt_status_t status;
-    int n, rc;
+    int n;
 
-    rc = ibv_req_notify_cq(c->cq, 0);
-    status = vbt_ib_check_rc(rc, 0, "arming the completion queue (ibv_req_notify_cq)");
+    *sleep_p = 0;
+    status = vbt_ib_check_rc(ibv_req_notify_cq(c->cq, 0), 0,
+                             "arming the completion queue (ibv_req_notify_cq)");
     if (status != VBT_OK)
         return status;
     /* A completion that arrived before the arm raises no event: poll once more. */
     n = vbt_ib_progress();
     if (n != 0)
         return n < 0 ? (vbt_status_t)n : VBT_OK;
+    *sleep_p = 1;
+    return VBT_OK;
+}
 
-    pfd.fd = c->channel->fd;
-    pfd.events = POLLIN;
-    pfd.revents = 0;
-    rc = poll(&pfd, 1, timeout_ms);
-    if (rc < 0) {
-        if (errno == EINTR)
-            return VBT_OK;
-        vbt_error("poll() on the completion channel of %s failed: %m", c->choice.name);
-        return VBT_ERR_IO;
-    }
-    if (rc == 0)
+vbt_status_t vbt_ib_sleep_end(int readable)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_cq *ev_cq;
+    void *ev_ctx;
+
+    if (!readable)
         return VBT_OK;
+    /* The channel fd is non-blocking (set at init), so a spurious readiness costs nothing. */
     if (ibv_get_cq_event(c->channel, &ev_cq, &ev_ctx) == 0)
         ibv_ack_cq_events(ev_cq, 1);
     else if (errno != EAGAIN)
         return vbt_ib_check_rc(-1, 0, "ibv_get_cq_event");
     return VBT_OK;
+}
+
+vbt_status_t vbt_ib_block(int timeout_ms)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct pollfd pfd;
+    vbt_status_t status;
+    int sleep, rc;
+
+    status = vbt_ib_sleep_begin(&sleep);
+    if (status != VBT_OK || !sleep)
+        return status;
+    pfd.fd = c->channel->fd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    rc = poll(&pfd, 1, timeout_ms);
+    if (rc < 0 && errno != EINTR) {
+        vbt_error("poll() on the completion channel of %s failed: %m", c->choice.name);
+        return VBT_ERR_IO;
+    }
+    return vbt_ib_sleep_end(rc > 0);
 }
 
 /* ---- finalize ----------------------------------------------------------------------------- */

@@ -18,6 +18,10 @@ vbt_config_t vbt_cfg = {
     .eager_limit = 8192,
     .rndv_threshold = 32768,
     .rcache_max = (size_t)1 << 30,
+    .transports = "self,shm,ib",
+    .progress = "auto",
+    .shm_rndv_threshold = 16384,
+    .shm_cma = 1,
 };
 
 static const vbt_knob_t knobs[] = {
@@ -58,6 +62,34 @@ static const vbt_knob_t knobs[] = {
      "bytes of registered (pinned) memory the registration cache keeps; above it the least "
      "recently used registrations not in use are dropped. Lowered to what RLIMIT_MEMLOCK "
      "allows"},
+    {"VBT_TRANSPORTS",
+     "self,shm,ib",
+     VBT_KNOB_STRING,
+     {.str = &vbt_cfg.transports},
+     "transports a rank may use, comma-separated: self (its own messages), shm (shared memory "
+     "with ranks of the same node), ib (verbs). Each peer gets the first that reaches it in "
+     "the order self, shm, ib; e.g. self,ib sends to on-node ranks over the NIC"},
+    {"VBT_PROGRESS",
+     "auto",
+     VBT_KNOB_STRING,
+     {.str = &vbt_cfg.progress},
+     "how a waiting rank waits: spin (poll without pause), hybrid (poll a short while, then "
+     "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, or "
+     "block when the node has more ranks than cores"},
+    {"VBT_SHM_RNDV_THRESHOLD",
+     "16k",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.shm_rndv_threshold},
+     "on-node messages larger than this are read by the receiver straight from the sender's "
+     "buffer with one copy (CMA, process_vm_readv), or streamed through the rings into the "
+     "matched receive where CMA is not permitted; smaller ones are copied in and out of the "
+     "rings eagerly"},
+    {"VBT_SHM_CMA",
+     "1",
+     VBT_KNOB_BOOL,
+     {.i = &vbt_cfg.shm_cma},
+     "1: large on-node messages are read with one copy (CMA) where the kernel permits it; 0: "
+     "never, they are streamed through the rings (two copies) as where CMA is refused"},
     {"VBT_CC",
      "cc",
      VBT_KNOB_STRING,

@@ -36,11 +36,15 @@ typedef struct {
 /* Parsed values of the knobs the C code reads. */
 typedef struct {
     int log_level;
-    const char *ib_device; /* VBT_IB_DEVICE: "auto" or device[:port] */
-    int ib_gid_index;      /* VBT_IB_GID_INDEX: -1 picks automatically */
-    size_t eager_limit;    /* VBT_EAGER_LIMIT: largest runtime header + payload of one send */
-    size_t rndv_threshold; /* VBT_RNDV_THRESHOLD: larger messages go by rendezvous */
-    size_t rcache_max;     /* VBT_RCACHE_MAX: registered bytes the registration cache keeps */
+    const char *ib_device;     /* VBT_IB_DEVICE: "auto" or device[:port] */
+    int ib_gid_index;          /* VBT_IB_GID_INDEX: -1 picks automatically */
+    size_t eager_limit;        /* VBT_EAGER_LIMIT: largest runtime header + payload of one send */
+    size_t rndv_threshold;     /* VBT_RNDV_THRESHOLD: larger messages go by rendezvous */
+    size_t rcache_max;         /* VBT_RCACHE_MAX: registered bytes the registration cache keeps */
+    const char *transports;    /* VBT_TRANSPORTS: comma list of self, shm, ib */
+    const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
+    size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
+    int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */
 } vbt_config_t;
 
 extern vbt_config_t vbt_cfg;

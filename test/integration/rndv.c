@@ -1,11 +1,13 @@
-/* Large messages: the rendezvous protocol (RTS, CTS, RDMA WRITE, FIN) and the registration
- * cache, each subtest verifying payloads byte for byte. Usage:
+/* Large messages: the rendezvous protocols (over ib: RTS, CTS, RDMA WRITE, FIN; over shm: RTS,
+ * a CMA read and DONE, or CTS and RDATA through the rings) and the registration cache, each
+ * subtest verifying payloads byte for byte. Usage:
  *   rndv TEST [TEST...]   (or "all"); each prints "rndv TEST: ok (N ranks) in T s" on rank 0 or
  *                         fails loudly (exit 2 through MPI_Abort).
  * Sizes around the eager limit and the rendezvous threshold follow VBT_EAGER_LIMIT and
- * VBT_RNDV_THRESHOLD when set (else the defaults); RNDV_MAX_SIZE caps "sizes" (16 MiB);
+ * VBT_RNDV_THRESHOLD when set (VBT_SHM_RNDV_THRESHOLD when VBT_TRANSPORTS has no ib; else the
+ * defaults); RNDV_MAX_SIZE caps "sizes" (16 MiB);
  * RNDV_KEEP_GOING=1 makes "stale" report every wrong transfer before failing. Tests that need
- * two ranks skip themselves at size 1; "evict" expects a small VBT_RCACHE_MAX (verbs_rndv.sh
+ * two ranks skip themselves at size 1; "evict" expects a small VBT_RCACHE_MAX (suite_rndv.sh
  * sets it). */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -723,7 +725,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     eager_limit = size_env("VBT_EAGER_LIMIT", eager_limit);
-    rndv_threshold = size_env("VBT_RNDV_THRESHOLD", rndv_threshold);
+    /* Without ib every peer is on this node: shm's threshold is the one in force. */
+    if (getenv("VBT_TRANSPORTS") != NULL && strstr(getenv("VBT_TRANSPORTS"), "ib") == NULL)
+        rndv_threshold = size_env("VBT_SHM_RNDV_THRESHOLD", 16384);
+    else
+        rndv_threshold = size_env("VBT_RNDV_THRESHOLD", rndv_threshold);
     max_size = size_env("RNDV_MAX_SIZE", MAX_SIZE);
     keep_going = getenv("RNDV_KEEP_GOING") != NULL && atoi(getenv("RNDV_KEEP_GOING")) != 0;
     if (max_size > MAX_SIZE || max_size < 8 * eager_limit)
