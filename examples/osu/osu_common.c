@@ -15,9 +15,21 @@
 /* The tag of osu_gather's messages; the benchmarks use tags 1 to 3. */
 #define OSU_TAG_GATHER 99
 
+/* The collectives: every rank takes part; figures are each rank's average time per call. */
+static int is_coll(osu_kind_t kind)
+{
+    return kind == OSU_BARRIER || kind == OSU_ALLREDUCE;
+}
+
 static int is_latency(osu_kind_t kind)
 {
-    return kind == OSU_LATENCY || kind == OSU_MULTI_LAT;
+    return kind == OSU_LATENCY || kind == OSU_MULTI_LAT || is_coll(kind);
+}
+
+/* Whether the benchmark has message sizes (-m) and payloads (-c): all but the barrier. */
+static int has_sizes(osu_kind_t kind)
+{
+    return kind != OSU_BARRIER;
 }
 
 static int has_window(osu_kind_t kind)
@@ -32,40 +44,63 @@ static int multi_pair(osu_kind_t kind)
 
 static void usage(const osu_opts_t *o, FILE *f)
 {
-    int lat = is_latency(o->kind);
+    int lat = is_latency(o->kind), coll = is_coll(o->kind);
 
     fprintf(f, "usage: %s [options]   (OSU-style %s)\n", o->prog, o->title);
-    fprintf(f,
-            "  -m, --message-size [MIN:]MAX  sizes MIN, 2*MIN, 4*MIN ... up to MAX bytes\n"
-            "                            (default %d:4194304; a k or m suffix multiplies by "
-            "1024 or 1048576)\n",
-            lat ? 0 : 1);
-    fprintf(f,
-            "  -i, --iterations ITER     timed iterations per size (default %d; sizes above %d "
-            "bytes\n"
-            "                            run ITER/%d, at least 1)\n",
-            lat ? 10000 : 100, OSU_LARGE_SIZE, lat ? 10 : 5);
-    fprintf(f,
-            "  -x, --warmup WARMUP       untimed iterations before them (default %d; above %d "
-            "bytes WARMUP/%d)\n",
-            lat ? 100 : 10, OSU_LARGE_SIZE, lat ? 10 : 5);
+    if (has_sizes(o->kind))
+        fprintf(f,
+                "  -m, --message-size [MIN:]MAX  sizes MIN, 2*MIN, 4*MIN ... up to MAX bytes\n"
+                "                            (default %s; a k or m suffix multiplies by "
+                "1024 or 1048576)\n",
+                coll  ? "4:1048576"
+                : lat ? "0:4194304"
+                      : "1:4194304");
+    if (has_sizes(o->kind))
+        fprintf(f,
+                "  -i, --iterations ITER     timed iterations per size (default %d; sizes above "
+                "%d bytes\n"
+                "                            run ITER/%d, at least 1)\n",
+                coll  ? 1000
+                : lat ? 10000
+                      : 100,
+                OSU_LARGE_SIZE, lat ? 10 : 5);
+    else
+        fprintf(f, "  -i, --iterations ITER     timed iterations (default 1000)\n");
+    if (has_sizes(o->kind))
+        fprintf(f,
+                "  -x, --warmup WARMUP       untimed iterations before them (default %d; above "
+                "%d bytes WARMUP/%d)\n",
+                lat ? 100 : 10, OSU_LARGE_SIZE, lat ? 10 : 5);
+    else
+        fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default 100)\n");
     if (has_window(o->kind))
         fprintf(f, "  -W, --window-size WINDOW  messages in flight per iteration (default 64)\n");
-    fprintf(f, "  -c, --validation          check every byte of every message; a mismatch "
-               "names the\n"
-               "                            size, iteration and byte, and aborts the job\n");
+    if (o->kind == OSU_ALLREDUCE)
+        fprintf(f, "  -c, --validation          check every element of every result; a "
+                   "mismatch names the\n"
+                   "                            size, iteration and element, and aborts the "
+                   "job\n");
+    else if (has_sizes(o->kind))
+        fprintf(f, "  -c, --validation          check every byte of every message; a mismatch "
+                   "names the\n"
+                   "                            size, iteration and byte, and aborts the job\n");
     fprintf(f, "  -f, --full                also print the minimum and maximum %s\n",
-            multi_pair(o->kind) ? "over the pairs" : "over the iterations");
+            coll                  ? "over the ranks' averages"
+            : multi_pair(o->kind) ? "over the pairs"
+                                  : "over the iterations");
     fprintf(f,
             "      --csv                 print CSV instead: a header row, then one row per "
             "size:\n"
             "                            benchmark,library,size,%s[,%s]%s\n"
-            "                            ([...]: with -f)\n",
+            "                            ([...]: with -f%s)\n",
             lat ? "latency_us" : "bandwidth_MBps", lat ? "min_us,max_us" : "min_MBps,max_MBps",
-            o->kind == OSU_MBW_MR ? ",messages_per_s" : "");
+            o->kind == OSU_MBW_MR ? ",messages_per_s" : "",
+            has_sizes(o->kind) ? "" : "; one row, of size 0");
     fprintf(f, "  -h, --help                this help\n");
     fprintf(f, "Ranks: %s.\n",
-            multi_pair(o->kind) ? "an even number; rank i pairs with rank i + n/2" : "exactly 2");
+            coll                  ? "2 or more"
+            : multi_pair(o->kind) ? "an even number; rank i pairs with rank i + n/2"
+                                  : "exactly 2");
 }
 
 /* A size or count: digits with an optional k/m suffix. Returns 0 and sets *v, or -1. */
@@ -231,17 +266,21 @@ static int bad(const osu_opts_t *o, const char *fmt, const char *what)
 int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
              char **argv)
 {
-    int lat = is_latency(kind), iters = -1, warmup = -1, i;
+    int lat = is_latency(kind), coll = is_coll(kind), iters = -1, warmup = -1, i;
 
     memset(o, 0, sizeof(*o));
     o->kind = kind;
     o->prog = prog;
     o->title = title;
-    o->min_size = lat ? 0 : 1;
-    o->max_size = (size_t)1 << 22;
-    o->iters = lat ? 10000 : 100;
+    /* OSU's defaults: point-to-point 0 (latency) or 1 to 4 MiB; collectives 4 B (one float)
+     * to 1 MiB, 1000 iterations and 100 warm-up (100 and 10 above 8 KiB). */
+    o->min_size = coll ? 4 : lat ? 0 : 1;
+    o->max_size = (size_t)1 << (coll ? 20 : 22);
+    if (!has_sizes(kind))
+        o->min_size = o->max_size = 0;
+    o->iters = coll ? 1000 : lat ? 10000 : 100;
     o->warmup = lat ? 100 : 10;
-    o->iters_large = lat ? 1000 : 20;
+    o->iters_large = coll ? 100 : lat ? 1000 : 20;
     o->warmup_large = lat ? 10 : 2;
     o->window = 64;
     MPI_Comm_rank(MPI_COMM_WORLD, &o->rank);
@@ -256,13 +295,14 @@ int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title
             if (o->rank == 0)
                 usage(o, stdout);
             return 0;
-        } else if (strcmp(arg, "-c") == 0 || strcmp(arg, "--validation") == 0) {
+        } else if (has_sizes(kind) &&
+                   (strcmp(arg, "-c") == 0 || strcmp(arg, "--validation") == 0)) {
             o->validate = 1;
         } else if (strcmp(arg, "-f") == 0 || strcmp(arg, "--full") == 0) {
             o->full = 1;
         } else if (strcmp(arg, "--csv") == 0) {
             o->csv = 1;
-        } else if (is_opt(arg, 'm', "--message-size", &nl)) {
+        } else if (has_sizes(kind) && is_opt(arg, 'm', "--message-size", &nl)) {
             val = opt_value(argc, argv, &i, arg, nl);
             if (val == NULL || parse_range(val, o))
                 return bad(o, "bad message sizes '%s': expected [MIN:]MAX in bytes",
@@ -296,10 +336,15 @@ int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title
         o->warmup = warmup;
         o->warmup_large = warmup / (lat ? 10 : 5);
     }
-    if (multi_pair(kind) ? (o->nranks < 2 || o->nranks % 2) : o->nranks != 2) {
+    if (coll               ? o->nranks < 2
+        : multi_pair(kind) ? (o->nranks < 2 || o->nranks % 2)
+                           : o->nranks != 2) {
         if (o->rank == 0)
             fprintf(stderr, "%s: needs %s ranks, not %d\n", o->prog,
-                    multi_pair(kind) ? "an even number of" : "exactly 2", o->nranks);
+                    coll               ? "at least 2"
+                    : multi_pair(kind) ? "an even number of"
+                                       : "exactly 2",
+                    o->nranks);
         return 2;
     }
     return -1;
@@ -466,12 +511,28 @@ void osu_print_header(const osu_opts_t *o)
     printf("# Ranks: %d", o->nranks);
     if (multi_pair(o->kind))
         printf(" (%d pairs)", o->nranks / 2);
+    if (!has_sizes(o->kind)) {
+        /* OSU's barrier: no size column; -f adds min, max (over the ranks) and iterations. */
+        printf(", iterations: %d, warm-up: %d\n", o->iters, o->warmup);
+        if (o->full)
+            printf("%-18s%18s%18s%12s\n", "# Avg Latency(us)", "Min Latency(us)", "Max Latency(us)",
+                   "Iterations");
+        else
+            printf("# Avg Latency(us)\n");
+        fflush(stdout);
+        return;
+    }
     printf(", iterations: %d (%d above %d bytes), warm-up: %d (%d)", o->iters, o->iters_large,
            OSU_LARGE_SIZE, o->warmup, o->warmup_large);
     if (has_window(o->kind))
         printf(", window: %d", o->window);
     printf(", validation: %s\n", o->validate ? "on" : "off");
-    if (lat && o->full)
+    if (is_coll(o->kind) && o->full)
+        printf("%-10s%18s%18s%18s%12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
+               "Max Latency(us)", "Iterations");
+    else if (is_coll(o->kind))
+        printf("%-10s%18s\n", "# Size", "Avg Latency(us)");
+    else if (lat && o->full)
         printf("%-10s%18s%18s%18s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
                "Max Latency(us)");
     else if (lat)
@@ -496,6 +557,14 @@ void osu_print_row(const osu_opts_t *o, size_t size, double value, double min, d
             printf(",%.3f,%.3f", min, max);
         if (o->kind == OSU_MBW_MR)
             printf(",%.1f", rate);
+    } else if (is_coll(o->kind)) {
+        int warmup, iters = osu_iterations(o, size, &warmup);
+
+        if (has_sizes(o->kind))
+            printf("%-10zu", size);
+        printf("%18.2f", value);
+        if (o->full)
+            printf("%18.2f%18.2f%12d", min, max, iters);
     } else {
         printf("%-10zu%18.2f", size, value);
         if (o->kind == OSU_MBW_MR)

@@ -2,9 +2,10 @@
  * validation, statistics and output (text as OSU prints it, or CSV).
  *
  * Plain MPI-3 C: no Verbatim header, so the same sources build with any MPI's mpicc and the
- * figures of two libraries can be compared on equal terms. Collectives are not used either
+ * figures of two libraries can be compared on equal terms. Collectives are not used here either
  * (figures are gathered with point-to-point), so the suite only needs MPI_Send/Recv,
- * Isend/Irecv, Waitall, Barrier, Wtime and Abort. */
+ * Isend/Irecv, Waitall, Barrier, Wtime and Abort; a collective benchmark calls its own
+ * collective (vbt_osu_barrier: MPI_Barrier; bench/osu_allreduce.c: MPI_Allreduce). */
 #ifndef OSU_COMMON_H
 #define OSU_COMMON_H
 
@@ -18,6 +19,8 @@ typedef enum {
     OSU_BIBW,      /* both directions at once */
     OSU_MBW_MR,    /* pairs (i, i + n/2): aggregate bandwidth and message rate */
     OSU_MULTI_LAT, /* pairs (i, i + n/2): average ping-pong latency */
+    OSU_BARRIER,   /* MPI_Barrier over all ranks: average time per call, no message size */
+    OSU_ALLREDUCE, /* MPI_Allreduce (MPI_FLOAT, MPI_SUM) over all ranks: time per call */
 } osu_kind_t;
 
 /* Sizes above this use the reduced iteration counts (OSU's LARGE_MESSAGE_SIZE). */
@@ -27,6 +30,7 @@ typedef struct {
     osu_kind_t kind;
     const char *prog;  /* "vbt_osu_latency" */
     const char *title; /* "MPI Latency Test" */
+    /* Message sizes: both 0 for the barrier. */
     size_t min_size, max_size;
     int iters, warmup;             /* sizes up to OSU_LARGE_SIZE */
     int iters_large, warmup_large; /* larger sizes */

@@ -1,0 +1,101 @@
+# shellcheck shell=bash disable=SC2154,SC2034 # variables set or used by the sourcing script
+# bench/lib.sh: what bench/shm and bench/progress share (sourced by them, not run): messages,
+# finding the Verbatim build, building the same sources with each MPI's mpicc, the description
+# of the machine, and the small number formatters of the tables. Bash.
+#
+# The caller sets prog (its name for messages), here (bench/, absolute) and top (the source
+# tree) before sourcing it.
+
+say() { printf '%s: %s\n' "$prog" "$*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+# The rivals: key, label, mpicc, mpirun.
+rival_keys=(openmpi mpich)
+declare -A rival_label=([verbatim]=Verbatim [openmpi]="Open MPI" [mpich]=MPICH)
+
+# find_verbatim [DIR]: a Verbatim build tree (launcher/mpirun, build-bin/mpicc) or install
+# tree (bin/mpirun, bin/mpicc): DIR, else build/ then install/ of the source tree, else
+# $BENCH_BUILD. Sets vbt_mpirun, vbt_mpicc and vbt_tree, or dies saying what is missing. The
+# benchmarks are built from the sources with that mpicc, as the rivals' are with theirs (the
+# build tree's examples are libtool wrapper scripts, which valgrind cannot follow).
+find_verbatim() {
+    local d
+    for d in ${1:+"$1"} "$top/build" "$top/install" ${BENCH_BUILD:+"$BENCH_BUILD"}; do
+        if [ -x "$d/launcher/mpirun" ] && [ -x "$d/build-bin/mpicc" ]; then
+            vbt_tree=$(cd "$d" && pwd -P)
+            vbt_mpirun=$vbt_tree/launcher/mpirun
+            vbt_mpicc=$vbt_tree/build-bin/mpicc
+            return 0
+        fi
+        if [ -x "$d/bin/mpirun" ] && [ -x "$d/bin/mpicc" ]; then
+            vbt_tree=$(cd "$d" && pwd -P)
+            vbt_mpirun=$vbt_tree/bin/mpirun
+            vbt_mpicc=$vbt_tree/bin/mpicc
+            return 0
+        fi
+        if [ -n "${1:-}" ] && [ "$d" = "$1" ]; then
+            die "--build $d: no launcher/mpirun and build-bin/mpicc (build tree) or bin/mpirun and bin/mpicc (install tree) there; build it first (make)"
+        fi
+    done
+    die "no Verbatim build found in build/ or install/ of $top (nor \$BENCH_BUILD): build it (tools/bootstrap.sh, or configure && make), or pass --build DIR"
+}
+
+# have_rival KEY: whether mpicc.KEY and mpirun.KEY are installed.
+have_rival() {
+    command -v "mpicc.$1" >/dev/null 2>&1 && command -v "mpirun.$1" >/dev/null 2>&1
+}
+
+# build_prog MPICC OUT SOURCE...: compiles one program (-O2, examples/osu on the include path);
+# the compiler's output goes to OUT.log. Returns the compiler's status.
+build_prog() {
+    local cc=$1 out=$2
+    shift 2
+    "$cc" -O2 -I "$top/examples/osu" -o "$out" "$@" >"$out.log" 2>&1
+}
+
+# osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce).
+osu_src() {
+    if [ "$1" = allreduce ]; then
+        echo "$here/osu_allreduce.c" "$top/examples/osu/osu_common.c"
+    else
+        echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_common.c"
+    fi
+}
+
+# machine_txt: the machine and the libraries, on stdout (machine.txt).
+machine_txt() {
+    local v
+    echo "date:     $(date '+%Y-%m-%d %H:%M:%S %Z')"
+    echo "host:     $(uname -n), $(nproc) CPUs online, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+    if command -v lscpu >/dev/null 2>&1; then
+        echo "topology: $(lscpu | awk -F': *' '/^Socket\(s\)/ { s = $2 } /^Core\(s\) per socket/ { c = $2 } /^Thread\(s\) per core/ { t = $2 } /^Hypervisor vendor/ { h = $2 } END { printf "%s socket(s) x %s core(s) x %s thread(s)%s", s, c, t, (h != "" ? ", virtual machine (" h ")" : "") }')"
+    fi
+    echo "kernel:   $(uname -r)"
+    echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start"
+    v=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null) || v="no Yama"
+    echo "ptrace:   $v (CMA, single-copy on-node transfers, needs 0 or 1, or no Yama)"
+    echo "Verbatim: $("$vbt_mpirun" --version 2>/dev/null | head -1), tree $vbt_tree, source $(git -C "$top" describe --always --dirty 2>/dev/null || echo "not a git checkout")"
+    if have_rival openmpi; then
+        echo "Open MPI: $(mpirun.openmpi --version 2>/dev/null | head -1)"
+    fi
+    if have_rival mpich; then
+        echo "MPICH:    $(mpirun.mpich --version 2>/dev/null | awk -F': *' '/Version:/ { v = $2 } END { print "HYDRA " v }'), device $(mpichversion 2>/dev/null | awk '/^MPICH Device:/ { sub(/^MPICH Device:[ \t]*/, ""); print }')"
+    fi
+    echo "compiler: $(cc --version 2>/dev/null | head -1)"
+}
+
+# Formatting: num V (3 significant figures, or "-"); ratio A B (A/B to 2 decimals, or "-").
+num() {
+    awk -v a="$1" 'BEGIN {
+        if (a == "") print "-"
+        else if (a >= 1000) printf "%.0f", a
+        else if (a >= 100) printf "%.1f", a
+        else if (a >= 10) printf "%.2f", a
+        else printf "%.3f", a }'
+}
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'
+}
