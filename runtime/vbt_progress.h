@@ -1,11 +1,12 @@
 /* How a rank waits (VBT_PROGRESS):
  *   spin    poll without pause: the lowest latency, a busy core for as long as it waits;
- *   hybrid  poll a short while (a reply is then likely microseconds away), then sleep in one
- *           poll() on every transport's wake-up descriptor (the verbs completion channel, the
- *           shared-memory doorbell) until a completion or a local peer's message wakes it;
+ *   hybrid  poll a short while (a reply is then likely microseconds away), then poll and yield
+ *           the core for up to a millisecond, then sleep in one poll() on every transport's
+ *           wake-up descriptor (the verbs completion channel, the shared-memory doorbell) until
+ *           a completion or a local peer's message wakes it;
  *   block   sleep as soon as one poll found nothing;
- *   auto    (default) hybrid, or block when the node has more ranks than cores: a rank that
- *           spins on a core it shares starves the very rank it waits for.
+ *   auto    (default) hybrid; without the spinning when the node has more ranks than cores: a
+ *           rank that spins on a core it shares starves the very rank it waits for.
  * A wait that cannot sleep (sends queued for credits, whose completions raise no event) yields
  * the core instead. */
 #ifndef VBT_PROGRESS_H
@@ -22,12 +23,14 @@ typedef enum {
 } vbt_progress_mode_t;
 
 typedef struct {
-    unsigned idle; /* empty progress calls in a row */
+    unsigned idle;           /* empty progress calls in a row */
+    uint64_t yield_start_ns; /* hybrid: when it stopped spinning and began yielding; 0 before */
 } vbt_backoff_t;
 
 static inline void vbt_backoff_init(vbt_backoff_t *b)
 {
     b->idle = 0;
+    b->yield_start_ns = 0;
 }
 
 /* Parse VBT_PROGRESS and settle auto (after the transports are up: the spin budget depends on
