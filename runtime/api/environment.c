@@ -65,8 +65,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
         return vbt_error_raise(NULL, "MPI_Get_library_version", MPI_ERR_ARG, "argument %s is NULL",
                                version == NULL ? "version" : "resultlen");
     len = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                   "Verbatim %s (MPI %d.%d, standard ABI), over InfiniBand verbs", PACKAGE_VERSION,
-                   MPI_VERSION, MPI_SUBVERSION);
+                   "Verbatim %s (MPI %d.%d, standard ABI), over InfiniBand verbs and shared memory",
+                   PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION);
     if (len >= MPI_MAX_LIBRARY_VERSION_STRING)
         len = MPI_MAX_LIBRARY_VERSION_STRING - 1;
     *resultlen = len;

@@ -135,6 +135,20 @@ check_csv "multi_lat -f --csv" "benchmark,library,size,latency_us,min_us,max_us"
 run 2 latency -c -f -m 4k:8k -i 5 -x 0
 check_text "latency -f" "Max Latency(us)" 4 4096 8192
 
+# The barrier: no sizes, one row (the average, or avg/min/max/iterations with -f).
+for n in 2 3; do
+    run $n barrier -i 20 -x 2
+    if [ "$rc" -ne 0 ] || ! sed -n 4p "$out" | grep -q '^# Avg Latency(us)$' ||
+        ! sed -n 5p "$out" | grep -Eq '^ *[0-9]+\.[0-9][0-9]$' || [ "$(wc -l <"$out")" -ne 5 ]; then
+        cat "$out" >>"$err"
+        failed "barrier -n $n: exit $rc or output format" "$err"
+    fi
+done
+run 3 barrier -f --csv -i 10 -x 1
+check_csv "barrier -f --csv" "benchmark,library,size,latency_us,min_us,max_us" osu_barrier 0 0
+run 1 barrier -i 1
+[ "$rc" -eq 2 ] || failed "barrier -n 1: exit $rc, expected 2 (needs 2 ranks)" "$err"
+
 # -c catches a corrupted byte and says where, and mpirun forwards that line before the job
 # ends (a regression: it was lost when MPI_Abort followed at once). A copy of the sources whose
 # fill flips bit 0 of byte 77 of every message above 100 bytes.
