@@ -215,6 +215,28 @@ vbt_status_t vbt_pmix_barrier(void)
     return VBT_OK;
 }
 
+vbt_status_t vbt_pmix_barrier_local(const int *ranks, int n)
+{
+    pmix_proc_t *procs;
+    pmix_status_t rc;
+
+    if (!pmix_up || n < 2)
+        return VBT_OK;
+    procs = calloc((size_t)n, sizeof(*procs));
+    if (procs == NULL)
+        return VBT_ERR_NO_MEMORY;
+    for (int i = 0; i < n; i++)
+        PMIX_LOAD_PROCID(&procs[i], my_proc.nspace, (pmix_rank_t)ranks[i]);
+    rc = PMIx_Fence(procs, (size_t)n, NULL, 0);
+    free(procs);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("PMIx fence of this node's ranks failed: %s (did a peer exit early?)",
+                  PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    return VBT_OK;
+}
+
 vbt_status_t vbt_pmix_finalize(void)
 {
     pmix_proc_t wildcard;

@@ -24,6 +24,9 @@ typedef struct {
 vbt_status_t vbt_pmix_init(vbt_proc_info_t *info_p);
 /* Wait until every rank has called it (collective; no data). */
 vbt_status_t vbt_pmix_barrier(void);
+/* Wait until the ranks listed (world ranks of this node, ours among them, the same list on
+ * each) have all called it. No-op for fewer than two. */
+vbt_status_t vbt_pmix_barrier_local(const int *ranks, int n);
 /* A fence without data, then disconnect. */
 vbt_status_t vbt_pmix_finalize(void);
 /* Ask the process manager to end the whole job with this exit code; does not return. */

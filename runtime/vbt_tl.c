@@ -152,7 +152,14 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, vbt_tl_recv_cb_t recv_cb,
         tl_shm.rndv_threshold = vbt_cfg.shm_rndv_threshold;
         vbt_tl.cma = vbt_cfg.shm_cma && vbt_shm_cma_available();
     }
-    return select_per_peer(proc);
+    status = select_per_peer(proc);
+    if (status != VBT_OK)
+        return status;
+    /* A peer maps our segment through our /proc entry after the fence: until every rank of
+     * the node has done so, none may leave MPI_Init, or one that exits at once (a failing
+     * program) makes the others fail to map it. Every rank of the node calls this, whatever
+     * its VBT_TRANSPORTS says, so the fence always completes. */
+    return vbt_pmix_barrier_local(proc->local_peers, proc->local_size);
 }
 
 int vbt_tl_uses_ib(void)
