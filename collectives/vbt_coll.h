@@ -1,11 +1,61 @@
 /* Collective algorithms, layered on the runtime's point-to-point calls over each
- * communicator's collective context (so they never match user messages). */
+ * communicator's collective context (so they never match user messages).
+ *
+ * The entry points below take MPI's arguments after the API layer checked them (counts as
+ * size_t, ops resolved); MPI_IN_PLACE is passed through where MPI allows it. Each chooses an
+ * algorithm from the message size, the group size and the op (vbt_coll_select.c; a
+ * VBT_COLL_<NAME> knob forces one) and returns VBT_OK or the first failure (VBT_ERR_TRUNCATE
+ * when a rank's data is longer than another expects). */
 #ifndef VBT_COLL_H
 #define VBT_COLL_H
 
+#include <mpi.h>
+#include <stddef.h>
+
 #include "vbt_comm.h"
+#include "vbt_op.h"
 #include "vbt_status.h"
 
+/* Check the VBT_COLL_* knobs (MPI_Init): VBT_ERR_INVALID_PARAM, logged, for an unknown name. */
+vbt_status_t vbt_coll_init(void);
+
 vbt_status_t vbt_coll_barrier(vbt_comm_t *comm);
+vbt_status_t vbt_coll_bcast(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int root);
+vbt_status_t vbt_coll_reduce(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                             MPI_Datatype dt, const vbt_op_t *op, int root);
+vbt_status_t vbt_coll_allreduce(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                                MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_gather(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                             void *rbuf, size_t rcount, MPI_Datatype rdt, int root);
+vbt_status_t vbt_coll_gatherv(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                              void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt,
+                              int root);
+vbt_status_t vbt_coll_scatter(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                              void *rbuf, size_t rcount, MPI_Datatype rdt, int root);
+vbt_status_t vbt_coll_scatterv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
+                               const int *displs, MPI_Datatype sdt, void *rbuf, size_t rcount,
+                               MPI_Datatype rdt, int root);
+vbt_status_t vbt_coll_allgather(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                                void *rbuf, size_t rcount, MPI_Datatype rdt);
+vbt_status_t vbt_coll_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                 MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                                 const int *displs, MPI_Datatype rdt);
+vbt_status_t vbt_coll_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                               void *rbuf, size_t rcount, MPI_Datatype rdt);
+vbt_status_t vbt_coll_alltoallv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
+                                const int *sdispls, MPI_Datatype sdt, void *rbuf,
+                                const int *rcounts, const int *rdispls, MPI_Datatype rdt);
+/* Displacements in bytes, one datatype per peer (MPI_Alltoallw). */
+vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *scounts,
+                                const int *sdispls, const MPI_Datatype *sdts, void *rbuf,
+                                const int *rcounts, const int *rdispls, const MPI_Datatype *rdts);
+vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                     const int *rcounts, MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                           size_t rcount, MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_scan(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                           MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_exscan(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                             MPI_Datatype dt, const vbt_op_t *op);
 
 #endif

@@ -715,6 +715,200 @@ VBT_MPI_DECL(int, Get_elements_x,
              (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 VBT_MPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
 VBT_MPI_DECL(int, Barrier, (MPI_Comm comm));
+
+/* Group "collectives": blocking collectives on intracommunicators (MPI_Barrier is above). */
+VBT_MPI_DECL(int, Bcast,
+             (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Allreduce,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Gather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Gatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Scatter,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Scatterv,
+             (const void *sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Allgather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Allgatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoall,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoallv,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoallw,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce_scatter,
+             (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce_scatter_block,
+             (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm));
+VBT_MPI_DECL(int, Scan,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Exscan,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
+
+/* Group "datatypes": derived datatype constructors, queries, packing. */
+VBT_MPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_vector,
+             (int count, int blocklength, int stride, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hvector,
+             (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_indexed,
+             (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hindexed,
+             (int count, const int array_of_blocklengths[],
+              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_indexed_block,
+             (int count, int blocklength, const int array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hindexed_block,
+             (int count, int blocklength, const MPI_Aint array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_struct,
+             (int count, const int array_of_blocklengths[],
+              const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_resized,
+             (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_subarray,
+             (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+              const int array_of_starts[], int order, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_commit, (MPI_Datatype *datatype));
+VBT_MPI_DECL(int, Type_free, (MPI_Datatype *datatype));
+VBT_MPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+VBT_MPI_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+VBT_MPI_DECL(int, Type_get_true_extent,
+             (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+VBT_MPI_DECL(int, Type_get_true_extent_x,
+             (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+VBT_MPI_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+VBT_MPI_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen));
+VBT_MPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name));
+VBT_MPI_DECL(int, Type_get_envelope,
+             (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
+              int *combiner));
+VBT_MPI_DECL(int, Type_get_contents,
+             (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+              int array_of_integers[], MPI_Aint array_of_addresses[],
+              MPI_Datatype array_of_datatypes[]));
+VBT_MPI_DECL(int, Pack,
+             (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+              int *position, MPI_Comm comm));
+VBT_MPI_DECL(int, Unpack,
+             (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+              MPI_Datatype datatype, MPI_Comm comm));
+VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+
+/* Group "ops": user-defined reduction operations and local reductions. */
+VBT_MPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
+VBT_MPI_DECL(int, Op_create_c, (MPI_User_function_c *user_fn, int commute, MPI_Op *op));
+VBT_MPI_DECL(int, Op_free, (MPI_Op *op));
+VBT_MPI_DECL(int, Op_commutative, (MPI_Op op, int *commute));
+VBT_MPI_DECL(int, Reduce_local,
+             (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op));
+VBT_MPI_DECL(int, Reduce_local_c,
+             (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+              MPI_Op op));
+/* Group "groups, communicators, topologies": groups, communicator creation and attributes,
+ * Cartesian, graph and distributed graph topologies. */
+VBT_MPI_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group));
+VBT_MPI_DECL(int, Group_size, (MPI_Group group, int *size));
+VBT_MPI_DECL(int, Group_rank, (MPI_Group group, int *rank));
+VBT_MPI_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup));
+VBT_MPI_DECL(int, Group_translate_ranks,
+             (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]));
+VBT_MPI_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result));
+VBT_MPI_DECL(int, Group_free, (MPI_Group *group));
+VBT_MPI_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_split_type,
+             (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_free, (MPI_Comm *comm));
+VBT_MPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
+VBT_MPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
+VBT_MPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
+VBT_MPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+VBT_MPI_DECL(int, Comm_create_keyval,
+             (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+              MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+              void *extra_state));
+VBT_MPI_DECL(int, Comm_free_keyval, (int *comm_keyval));
+/* attribute_val is really a void ** passed as void * (standard C binding). */
+VBT_MPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
+VBT_MPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
+VBT_MPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+VBT_MPI_DECL(int, Cart_create,
+             (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+              MPI_Comm *comm_cart));
+VBT_MPI_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims));
+VBT_MPI_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]));
+VBT_MPI_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+VBT_MPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]));
+VBT_MPI_DECL(int, Cart_shift,
+             (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
+VBT_MPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
+VBT_MPI_DECL(int, Graph_create,
+             (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+              MPI_Comm *comm_graph));
+VBT_MPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+VBT_MPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+VBT_MPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
+VBT_MPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+/* The weights are pointers, not arrays: GCC reads "const int w[]" as "reads elements" and warns
+ * (stringop-overread) when a program passes MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY. */
+VBT_MPI_DECL(int, Dist_graph_create_adjacent,
+             (MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights,
+              int outdegree, const int destinations[], const int *destweights, MPI_Info info,
+              int reorder, MPI_Comm *comm_dist_graph));
+VBT_MPI_DECL(int, Dist_graph_create,
+             (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+              const int destinations[], const int *weights, MPI_Info info, int reorder,
+              MPI_Comm *comm_dist_graph));
+VBT_MPI_DECL(int, Dist_graph_neighbors_count,
+             (MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+VBT_MPI_DECL(int, Dist_graph_neighbors,
+             (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree,
+              int destinations[], int *destweights));
+VBT_MPI_DECL(int, Topo_test, (MPI_Comm comm, int *status));
 /* clang-format on */
 
 #undef VBT_MPI_DECL

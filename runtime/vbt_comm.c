@@ -1,47 +1,398 @@
+/* Communicator objects, their context ids and their creation.
+ *
+ * Context ids. Every process keeps a bitmap of the context-id slots it has free (slot s owns
+ * context ids 2s and 2s + 1). A new communicator's members AND their bitmaps (over the parent's
+ * collective context, vbt_comm_agree.c) and all take the lowest slot free everywhere: so no
+ * member can have another communicator on that slot, and a message's context id names the same
+ * communicator at sender and receiver. Processes outside the new communicator may reuse the slot
+ * for something else: they never exchange messages on it with its members. Freeing releases the
+ * slot locally, once nothing waits for a message on it; until every member has released it, the
+ * AND keeps it out of new agreements.
+ *
+ * Early messages. A member that finished an agreement may send on the new communicator before a
+ * slower member has installed it. The receiver then finds no communicator on that slot, but it
+ * has already taken part in the agreement (the sender could not have finished otherwise), so the
+ * slot will be this communicator's: vbt_comm_early_context() parks such messages on a
+ * placeholder whose queues the communicator adopts when it is installed. */
 #include "vbt_comm.h"
+#include "vbt_attr.h"
+#include "vbt_comm_agree.h"
+#include "vbt_log.h"
+#include "vbt_request.h"
+#include "vbt_topo.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Context ids 0..3 belong to the predefined communicators (two each). */
-enum { VBT_CONTEXT_WORLD = 0, VBT_CONTEXT_SELF = 2 };
+/* Slots 0 and 1 belong to the predefined communicators. */
+enum { SLOT_WORLD = 0, SLOT_SELF = 1 };
+
+#define BITMAP_WORDS (VBT_COMM_MAX / 64)
 
 vbt_comm_t vbt_comm_world;
 vbt_comm_t vbt_comm_self;
+vbt_comm_t *vbt_comm_table[VBT_COMM_MAX];
 
-static void comm_setup(vbt_comm_t *comm, MPI_Comm handle, int rank, int size, uint32_t context,
-                       int base, const char *name)
+static struct {
+    int ready;
+    uint64_t free_slots[BITMAP_WORDS]; /* 1: free on this process */
+    vbt_comm_t *placeholder[VBT_COMM_MAX];
+    vbt_comm_t *zombies; /* freed by the application, still used by requests */
+    vbt_group_t *self_group;
+} comms;
+
+static void slot_take(uint32_t slot)
+{
+    comms.free_slots[slot / 64] &= ~(UINT64_C(1) << (slot % 64));
+}
+
+static void slot_give(uint32_t slot)
+{
+    comms.free_slots[slot / 64] |= UINT64_C(1) << (slot % 64);
+}
+
+static void comm_setup(vbt_comm_t *comm, MPI_Comm handle, vbt_group_t *group, int rank,
+                       uint32_t slot, const char *name)
 {
     memset(comm, 0, sizeof(*comm));
-    comm->handle = handle;
+    comm->magic = VBT_COMM_MAGIC;
+    comm->handle = handle != MPI_COMM_NULL ? handle : (MPI_Comm)comm;
+    comm->group = group;
+    comm->world_ranks = group->ranks;
     comm->rank = rank;
-    comm->size = size;
-    comm->context_id = context;
-    comm->world_rank_base = base;
+    comm->size = group->size;
+    comm->context_id = slot * 2;
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
-    strncpy(comm->name, name, sizeof(comm->name) - 1);
+    comm->refcount = 1;
+    if (name != NULL) {
+        strncpy(comm->name, name, sizeof(comm->name) - 1);
+        comm->named = 1;
+    } else {
+        /* For error messages only: the handle, which a debugger shows too. */
+        snprintf(comm->name, sizeof(comm->name), "communicator %p", (void *)comm);
+    }
+}
+
+/* Put comm on its slot, taking over whatever arrived for it early. */
+static void install(vbt_comm_t *comm)
+{
+    uint32_t slot = comm->context_id / 2;
+    vbt_comm_t *early = comms.placeholder[slot];
+
+    if (early != NULL) {
+        comm->match[0] = early->match[0];
+        comm->match[1] = early->match[1];
+        comms.placeholder[slot] = NULL;
+        free(early);
+    }
+    slot_take(slot);
+    vbt_comm_table[slot] = comm;
+}
+
+vbt_comm_t *vbt_comm_early_context(uint32_t context_id)
+{
+    uint32_t slot = context_id >> 1;
+    vbt_comm_t *p;
+
+    if (!comms.ready || slot >= VBT_COMM_MAX)
+        return NULL;
+    p = comms.placeholder[slot];
+    if (p == NULL) {
+        p = calloc(1, sizeof(*p));
+        if (p == NULL)
+            return NULL;
+        p->context_id = slot * 2;
+        p->rank = -1;
+        strcpy(p->name, "a communicator being created");
+        comms.placeholder[slot] = p;
+        vbt_debug("message for context %u arrived before its communicator exists: parked",
+                  (unsigned)context_id);
+    }
+    return p;
 }
 
 vbt_status_t vbt_comm_init_predefined(int world_rank, int world_size)
 {
-    comm_setup(&vbt_comm_world, MPI_COMM_WORLD, world_rank, world_size, VBT_CONTEXT_WORLD, 0,
+    vbt_group_t *world_group;
+    int *ranks = malloc((size_t)world_size * sizeof(int));
+    vbt_status_t status;
+
+    if (ranks == NULL)
+        return VBT_ERR_NO_MEMORY;
+    for (int i = 0; i < world_size; i++)
+        ranks[i] = i;
+    status = vbt_group_create(world_size, ranks, &world_group);
+    free(ranks);
+    if (status != VBT_OK)
+        return status;
+    status = vbt_group_create(1, &world_rank, &comms.self_group);
+    if (status != VBT_OK) {
+        vbt_group_release(world_group);
+        return status;
+    }
+    memset(comms.free_slots, 0xff, sizeof(comms.free_slots));
+    memset(comms.placeholder, 0, sizeof(comms.placeholder));
+    comm_setup(&vbt_comm_world, MPI_COMM_WORLD, world_group, world_rank, SLOT_WORLD,
                "MPI_COMM_WORLD");
-    comm_setup(&vbt_comm_self, MPI_COMM_SELF, 0, 1, VBT_CONTEXT_SELF, world_rank, "MPI_COMM_SELF");
+    comm_setup(&vbt_comm_self, MPI_COMM_SELF, comms.self_group, 0, SLOT_SELF, "MPI_COMM_SELF");
+    install(&vbt_comm_world);
+    install(&vbt_comm_self);
+    comms.zombies = NULL;
+    comms.ready = 1;
     return VBT_OK;
+}
+
+static void destroy(vbt_comm_t *comm)
+{
+    uint32_t slot = comm->context_id / 2;
+    int unreceived = 0;
+
+    for (int i = 0; i < 2; i++) {
+        for (vbt_unexp_t *u = comm->match[i].unexp_head; u != NULL; u = u->next)
+            unreceived++;
+    }
+    if (unreceived > 0)
+        vbt_info("%d message(s) sent on %s were never received; they are dropped with it",
+                 unreceived, comm->name);
+    if (vbt_comm_table[slot] == comm) {
+        vbt_comm_table[slot] = NULL;
+        slot_give(slot);
+    }
+    vbt_attr_delete_all_quiet(comm);
+    vbt_topo_free(comm->topo);
+    comm->topo = NULL;
+    vbt_group_release(comm->group);
+    comm->magic = 0;
+    if (comm != &vbt_comm_world && comm != &vbt_comm_self)
+        free(comm);
+}
+
+/* Destroy the freed communicators that no request uses any more. */
+static void reap_zombies(void)
+{
+    vbt_comm_t **pp = &comms.zombies;
+
+    while (*pp != NULL) {
+        vbt_comm_t *c = *pp;
+        if (vbt_request_uses_comm(c)) {
+            pp = &c->next;
+            continue;
+        }
+        *pp = c->next;
+        destroy(c);
+    }
 }
 
 void vbt_comm_cleanup_predefined(void)
 {
+    comms.ready = 0;
+    while (comms.zombies != NULL) {
+        vbt_comm_t *c = comms.zombies;
+        comms.zombies = c->next;
+        destroy(c);
+    }
+    for (uint32_t s = 0; s < VBT_COMM_MAX; s++) {
+        vbt_comm_t *c = vbt_comm_table[s];
+        if (c != NULL && c != &vbt_comm_world && c != &vbt_comm_self)
+            destroy(c);
+        free(comms.placeholder[s]);
+        comms.placeholder[s] = NULL;
+    }
+    destroy(&vbt_comm_world);
+    destroy(&vbt_comm_self);
     vbt_comm_world.size = 0;
     vbt_comm_self.size = 0;
 }
 
-vbt_comm_t *vbt_comm_from_context(uint32_t context_id)
+void vbt_comm_retain(vbt_comm_t *comm)
 {
-    switch (context_id & ~1u) {
-    case VBT_CONTEXT_WORLD:
-        return vbt_comm_world.size ? &vbt_comm_world : NULL;
-    case VBT_CONTEXT_SELF:
-        return vbt_comm_self.size ? &vbt_comm_self : NULL;
+    comm->refcount++;
+}
+
+void vbt_comm_release(vbt_comm_t *comm)
+{
+    if (--comm->refcount > 0)
+        return;
+    if (vbt_request_uses_comm(comm)) {
+        /* Pending operations complete normally (MPI-4.1 Sec. 7.4.3): keep it until they are
+         * done. Messages still arrive through its slot, which stays taken. */
+        comm->next = comms.zombies;
+        comms.zombies = comm;
+        return;
     }
-    return NULL;
+    destroy(comm);
+}
+
+void vbt_comm_free(vbt_comm_t *comm)
+{
+    comm->freed = 1;
+    comm->magic = 0; /* the handle is invalid from now on, even if the object lingers */
+    vbt_comm_release(comm);
+    reap_zombies();
+}
+
+/* Agree with the members of a on a slot free at all of them. Every member calls it. */
+static vbt_status_t agree_slot(const vbt_agree_t *a, uint32_t *slot_p)
+{
+    uint64_t bits[BITMAP_WORDS];
+    vbt_status_t status;
+
+    reap_zombies();
+    memcpy(bits, comms.free_slots, sizeof(bits));
+    status = vbt_agree_and(a, bits, BITMAP_WORDS);
+    if (status != VBT_OK)
+        return status;
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+        if (bits[w] != 0) {
+            *slot_p = w * 64 + (uint32_t)__builtin_ctzll(bits[w]);
+            return VBT_OK;
+        }
+    }
+    vbt_error("no context id is free at every member of the new communicator: a process can "
+              "be in at most %d communicators at once; free some with MPI_Comm_free",
+              VBT_COMM_MAX);
+    return VBT_ERR_NO_RESOURCE;
+}
+
+/* The new communicator on slot, of group, where this process is rank. Takes over the caller's
+ * reference to group on success. */
+static vbt_status_t comm_new(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
+                             vbt_comm_t **comm_p)
+{
+    vbt_comm_t *comm = malloc(sizeof(*comm));
+
+    if (comm == NULL)
+        return VBT_ERR_NO_MEMORY;
+    comm_setup(comm, MPI_COMM_NULL, group, rank, slot, NULL);
+    comm->errhandler = parent->errhandler;
+    install(comm);
+    *comm_p = comm;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t **comm_p)
+{
+    vbt_agree_t a = {.parent = parent, .n = parent->size, .me = parent->rank, .tag = 0};
+    int rank = vbt_group_rank_of(group, parent->world_ranks[parent->rank]);
+    uint32_t slot;
+    vbt_status_t status;
+
+    status = agree_slot(&a, &slot);
+    if (status != VBT_OK)
+        return status;
+    if (rank == MPI_UNDEFINED) {
+        *comm_p = NULL;
+        return VBT_OK;
+    }
+    vbt_group_retain(group);
+    status = comm_new(parent, group, rank, slot, comm_p);
+    if (status != VBT_OK)
+        vbt_group_release(group);
+    return status;
+}
+
+vbt_status_t vbt_comm_create_group(vbt_comm_t *parent, vbt_group_t *group, int tag,
+                                   vbt_comm_t **comm_p)
+{
+    int rank = vbt_group_rank_of(group, parent->world_ranks[parent->rank]);
+    int *pranks;
+    uint32_t slot;
+    vbt_status_t status;
+
+    if (rank == MPI_UNDEFINED) {
+        *comm_p = NULL;
+        return VBT_OK;
+    }
+    /* The members talk over the parent: they need their ranks in it. */
+    pranks = malloc((size_t)group->size * sizeof(int));
+    if (pranks == NULL)
+        return VBT_ERR_NO_MEMORY;
+    for (int i = 0; i < group->size; i++)
+        pranks[i] = vbt_group_rank_of(parent->group, group->ranks[i]);
+    vbt_agree_t a = {
+        .parent = parent, .n = group->size, .me = rank, .ranks = pranks, .tag = 2 + (tag & 0x7fff)};
+    status = agree_slot(&a, &slot);
+    free(pranks);
+    if (status != VBT_OK)
+        return status;
+    vbt_group_retain(group);
+    status = comm_new(parent, group, rank, slot, comm_p);
+    if (status != VBT_OK)
+        vbt_group_release(group);
+    return status;
+}
+
+typedef struct {
+    int color;
+    int key;
+    int prank; /* rank in the parent: breaks ties between equal keys */
+} split_entry_t;
+
+static int split_cmp(const void *x, const void *y)
+{
+    const split_entry_t *a = x, *b = y;
+
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->prank < b->prank ? -1 : a->prank > b->prank;
+}
+
+vbt_status_t vbt_comm_split(vbt_comm_t *parent, int color, int key, vbt_comm_t **comm_p)
+{
+    vbt_agree_t a = {.parent = parent, .n = parent->size, .me = parent->rank, .tag = 1};
+    int mine[2] = {color, key}, *all, *world = NULL, n = 0, rank = -1;
+    split_entry_t *members = NULL;
+    vbt_group_t *group;
+    uint32_t slot;
+    vbt_status_t status;
+
+    all = malloc((size_t)parent->size * sizeof(mine));
+    if (all == NULL)
+        return VBT_ERR_NO_MEMORY;
+    status = vbt_agree_allgather(&a, mine, sizeof(mine), all);
+    if (status != VBT_OK)
+        goto out;
+    /* Everyone joins the context agreement, also those that get MPI_COMM_NULL. */
+    status = agree_slot(&a, &slot);
+    if (status != VBT_OK || color == MPI_UNDEFINED) {
+        *comm_p = NULL;
+        goto out;
+    }
+    members = malloc((size_t)parent->size * sizeof(*members));
+    world = malloc((size_t)parent->size * sizeof(int));
+    status = VBT_ERR_NO_MEMORY;
+    if (members == NULL || world == NULL)
+        goto out;
+    for (int r = 0; r < parent->size; r++) {
+        if (all[2 * r] == color)
+            members[n++] = (split_entry_t){.color = color, .key = all[2 * r + 1], .prank = r};
+    }
+    qsort(members, (size_t)n, sizeof(*members), split_cmp);
+    for (int i = 0; i < n; i++) {
+        world[i] = parent->world_ranks[members[i].prank];
+        if (members[i].prank == parent->rank)
+            rank = i;
+    }
+    status = vbt_group_create(n, world, &group);
+    if (status != VBT_OK)
+        goto out;
+    status = comm_new(parent, group, rank, slot, comm_p);
+    if (status != VBT_OK)
+        vbt_group_release(group);
+out:
+    free(all);
+    free(members);
+    free(world);
+    return status;
+}
+
+int vbt_comm_compare(const vbt_comm_t *a, const vbt_comm_t *b)
+{
+    int r;
+
+    if (a == b)
+        return MPI_IDENT;
+    r = vbt_group_compare(a->group, b->group);
+    return r == MPI_IDENT ? MPI_CONGRUENT : r;
 }

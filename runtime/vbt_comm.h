@@ -1,4 +1,8 @@
-/* Communicators: the runtime object behind an MPI_Comm handle. */
+/* Communicators: the runtime object behind an MPI_Comm handle. MPI_COMM_WORLD and MPI_COMM_SELF
+ * are static objects; the others are heap objects whose address is the handle. Each owns an
+ * even context id (context_id + VBT_CTX_P2P for point-to-point, + VBT_CTX_COLL for collectives)
+ * agreed by its members (vbt_comm.c says how), so messages of different communicators never
+ * match. */
 #ifndef VBT_COMM_H
 #define VBT_COMM_H
 
@@ -6,19 +10,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_compiler.h"
+#include "vbt_group.h"
 #include "vbt_match.h"
 #include "vbt_status.h"
 
+#define VBT_COMM_MAGIC 0x5642434du /* "VBCM": tells a live communicator from a stray pointer */
+
+/* Communicators a process can be part of at once (context ids 0 .. 2 * VBT_COMM_MAX - 1). */
+#define VBT_COMM_MAX 4096
+
+struct vbt_attr;
+struct vbt_topo;
+
 typedef struct vbt_comm {
+    uint32_t magic;
     MPI_Comm handle;
     int rank;
     int size;
-    /* Messages of different communicators never match: each has its own context ids, one for
-     * point-to-point (context_id + VBT_CTX_P2P) and one for collectives (+ VBT_CTX_COLL). */
     uint32_t context_id;
     vbt_match_queue_t match[2];
-    int world_rank_base; /* this comm's rank r is world rank (base + r); no groups yet */
+    const int *world_ranks; /* group->ranks: this comm's rank r is world rank world_ranks[r] */
+    vbt_group_t *group;
     MPI_Errhandler errhandler;
+    int refcount; /* the handle's reference (until MPI_Comm_free) and vbt_comm_retain()s */
+    int freed;    /* MPI_Comm_free'd: destroyed once nothing uses it any more */
+    struct vbt_attr *attrs;
+    struct vbt_topo *topo;
+    struct vbt_comm *next; /* the list of freed communicators still in use */
+    int named;             /* name was given (MPI_Comm_set_name, or predefined); else it is only for
+                              messages, and MPI_Comm_get_name says "" as the standard wants */
     char name[MPI_MAX_OBJECT_NAME];
 } vbt_comm_t;
 
@@ -26,26 +47,62 @@ enum { VBT_CTX_P2P = 0, VBT_CTX_COLL = 1 };
 
 extern vbt_comm_t vbt_comm_world;
 extern vbt_comm_t vbt_comm_self;
+/* Context table: slot context_id / 2. Only for vbt_comm_from_context(). */
+extern vbt_comm_t *vbt_comm_table[VBT_COMM_MAX];
 
 vbt_status_t vbt_comm_init_predefined(int world_rank, int world_size);
+/* Destroy every communicator still there (MPI_Finalize). */
 void vbt_comm_cleanup_predefined(void);
 
 /* The object behind a handle, or NULL when the handle names no valid communicator. */
-static inline vbt_comm_t *vbt_comm_get(MPI_Comm comm)
+static inline vbt_comm_t *vbt_comm_get(MPI_Comm handle)
 {
-    if (comm == MPI_COMM_WORLD)
+    vbt_comm_t *c = (vbt_comm_t *)handle;
+
+    if (handle == MPI_COMM_WORLD)
         return &vbt_comm_world;
-    if (comm == MPI_COMM_SELF)
+    if (handle == MPI_COMM_SELF)
         return &vbt_comm_self;
-    return NULL;
+    if ((uintptr_t)handle <= 4095 || c->magic != VBT_COMM_MAGIC)
+        return NULL;
+    return c;
 }
 
-/* The communicator a message's context id belongs to, or NULL. */
-vbt_comm_t *vbt_comm_from_context(uint32_t context_id);
+/* A message for a context no communicator of ours has yet (slow path, see vbt_comm.c). */
+vbt_comm_t *vbt_comm_early_context(uint32_t context_id);
+
+/* The communicator a message's context id belongs to, or NULL. O(1): on the receive path. */
+static inline vbt_comm_t *vbt_comm_from_context(uint32_t context_id)
+{
+    uint32_t slot = context_id >> 1;
+
+    if (likely(slot < VBT_COMM_MAX && vbt_comm_table[slot] != NULL))
+        return vbt_comm_table[slot];
+    return vbt_comm_early_context(context_id);
+}
 
 static inline int vbt_comm_world_rank(const vbt_comm_t *comm, int rank)
 {
-    return comm->world_rank_base + rank;
+    return comm->world_ranks[rank];
 }
+
+/* Keep a communicator alive across calls (e.g. a nonblocking collective's schedule): a freed
+ * communicator is destroyed only after its last vbt_comm_release(). */
+void vbt_comm_retain(vbt_comm_t *comm);
+void vbt_comm_release(vbt_comm_t *comm);
+
+/* Creation, collective over parent (create_group: over group's members). *comm_p is NULL for
+ * a process that gets MPI_COMM_NULL. New communicators take parent's error handler, no name,
+ * no attributes and no topology (the API layer copies those that MPI_Comm_dup keeps). */
+vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t **comm_p);
+vbt_status_t vbt_comm_create_group(vbt_comm_t *parent, vbt_group_t *group, int tag,
+                                   vbt_comm_t **comm_p);
+vbt_status_t vbt_comm_split(vbt_comm_t *parent, int color, int key, vbt_comm_t **comm_p);
+/* MPI_Comm_free after the attributes were deleted: the handle becomes invalid at once, the
+ * object and its context id go when no request uses it any more. */
+void vbt_comm_free(vbt_comm_t *comm);
+
+/* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int vbt_comm_compare(const vbt_comm_t *a, const vbt_comm_t *b);
 
 #endif

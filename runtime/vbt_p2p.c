@@ -43,11 +43,24 @@
  * start-up, or by a failing read) the receiver answers a CTS instead and the sender streams
  * the data as RDATA pieces through the ring into the matched receive: two copies, pipelined by
  * the ring's depth, and never buffered whole at either end. Each piece names the receive and
- * its offset, so no per-sender state is needed and other messages may come in between. */
+ * its offset, so no per-sender state is needed and other messages may come in between.
+ *
+ * Non-contiguous data (a derived datatype that is not one block; vbt_datatype.h): the API hands
+ * contiguous data over as bytes, untouched; otherwise the request carries the datatype and
+ * every protocol moves the data's packed form. Eager sends and fragments pack each piece into
+ * a scratch buffer of one transport send (the transport copies it out before returning), and
+ * the receiver unpacks each piece at its offset into the user's buffer, from the wire, from a
+ * fragment or from an unexpected-message buffer. A rendezvous where either side is not
+ * contiguous neither registers nor reads remote memory: the RTS says F_NONCONTIG when the
+ * sender's data is scattered, and the receiver, if either side is, answers a CTS with
+ * F_STREAM; the sender then streams RDATA pieces (packed from its datatype, over shm or ib
+ * alike) that the receiver unpacks at each piece's offset. Messages to oneself are delivered
+ * as fragments packed the same way. */
 #include "vbt_p2p.h"
 #include "vbt_bsend.h"
 #include "vbt_compiler.h"
 #include "vbt_config.h"
+#include "vbt_datatype.h"
 #include "vbt_error.h"
 #include "vbt_log.h"
 #include "vbt_progress.h"
@@ -91,7 +104,22 @@ static struct {
     vbt_status_t failed; /* a fatal transport error: every wait returns it */
     void *unexp_pool;    /* free list of VBT_UNEXP_POOL_BLOCK buffers */
     vbt_unexp_t *unexp_free;
+    void *scratch; /* one transport send's worth of packed non-contiguous data */
+    size_t scratch_len;
 } p2p;
+
+/* Messages to oneself of non-contiguous data go in pieces of this size at most. */
+#define VBT_P2P_SELF_PIECE 65536
+
+/* Bytes [offset, offset + len) of a send's data as one contiguous range: the user's buffer
+ * itself, or those bytes packed into the scratch buffer (len <= p2p.scratch_len). */
+static inline const void *send_bytes(const vbt_request_t *req, size_t offset, size_t len)
+{
+    if (likely(req->dtype == NULL))
+        return (const char *)req->buf + offset;
+    vbt_dtype_pack(req->dtype, req->buf, req->dcount, offset, p2p.scratch, len);
+    return p2p.scratch;
+}
 
 static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len);
 
@@ -194,6 +222,7 @@ static vbt_status_t push_ctrl(vbt_request_t *req)
     memset(&m, 0, sizeof(m));
     m.hdr.version = VBT_P2P_WIRE_VERSION;
     m.hdr.type = req->ctrl;
+    m.hdr.flags = req->wire_flags;
     m.hdr.id = req->ack_id;
     if (req->ctrl == VBT_P2P_CTS) {
         m.hdr.len = req->bytes;
@@ -232,6 +261,8 @@ static vbt_status_t push(vbt_request_t *req)
         vbt_p2p_rts_t rts = {.hdr = hdr, .addr = (uint64_t)(uintptr_t)req->buf};
         rts.hdr.type = VBT_P2P_RTS;
         rts.hdr.flags = tl->kind == VBT_TL_SHM ? VBT_P2P_F_SHM : 0;
+        if (req->dtype != NULL)
+            rts.hdr.flags |= VBT_P2P_F_NONCONTIG;
         rts.hdr.id = (uint64_t)(uintptr_t)req;
         return tl->send(req->peer_world, &rts, sizeof(rts), NULL, 0);
     }
@@ -245,8 +276,8 @@ static vbt_status_t push(vbt_request_t *req)
             hdr.type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
         else
             hdr.type = VBT_P2P_FRAG;
-        status =
-            tl->send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
+        status = tl->send(req->peer_world, &hdr, sizeof(hdr), send_bytes(req, req->offset, chunk),
+                          chunk);
         if (status != VBT_OK)
             return status;
         req->offset += chunk;
@@ -364,8 +395,8 @@ static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
         if (chunk > max_payload)
             chunk = max_payload;
         hdr.len = req->offset;
-        status =
-            tl->send(req->peer_world, &hdr, sizeof(hdr), (char *)req->buf + req->offset, chunk);
+        status = tl->send(req->peer_world, &hdr, sizeof(hdr), send_bytes(req, req->offset, chunk),
+                          chunk);
         if (status != VBT_OK)
             return status;
         req->offset += chunk;
@@ -374,18 +405,20 @@ static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
 }
 
 /* Post the data the transport takes now for every rendezvous that has its CTS: RDMA WRITEs
- * then a FIN (which RC delivers after the data) over ib, RDATA pieces over shm. */
+ * then a FIN (which RC delivers after the data) over ib, RDATA pieces over shm or when the CTS
+ * asked for them. */
 static void put_progress(void)
 {
     vbt_request_t *req, *prev = NULL, **link = &p2p.putq_head;
 
     while ((req = *link) != NULL) {
         const vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+        int stream = tl->kind == VBT_TL_SHM || (req->flags & VBT_REQF_STREAM);
         vbt_status_t status = VBT_OK;
         vbt_request_t *fin;
         size_t posted = 0;
 
-        if (tl->kind == VBT_TL_SHM) {
+        if (stream) {
             status = rdata_push(req, tl);
         } else if (req->offset < req->bytes) {
             status = vbt_ib_put(req->peer_world, (char *)req->buf + req->offset,
@@ -406,7 +439,7 @@ static void put_progress(void)
             fail_send(req, status);
             continue;
         }
-        if (tl->kind == VBT_TL_SHM) { /* every byte is in the ring: the buffer is free */
+        if (stream) { /* every byte is with the transport: the buffer is free */
             rndv_send_done(req, VBT_OK);
             continue;
         }
@@ -432,6 +465,8 @@ static void deliver_cts(int src_world, const vbt_p2p_cts_t *cts)
     }
     /* Matched: a synchronous send needs no other acknowledgement. */
     req->flags |= VBT_REQF_CTS | VBT_REQF_ACKED;
+    if (cts->hdr.flags & VBT_P2P_F_STREAM)
+        req->flags |= VBT_REQF_STREAM;
     req->bytes = cts->hdr.len;
     req->offset = 0;
     req->remote_id = cts->recv_id;
@@ -447,8 +482,33 @@ static void deliver_cts(int src_world, const vbt_p2p_cts_t *cts)
     put_progress();
 }
 
+/* A message of non-contiguous data to ourselves: FRAG_FIRST and FRAGs packed piece by piece
+ * and delivered at once, so the receiver unpacks them as it would a peer's. */
+static void self_send_dt(vbt_request_t *req, vbt_p2p_hdr_t *hdr)
+{
+    size_t piece = p2p.scratch_len < VBT_P2P_SELF_PIECE ? p2p.scratch_len : VBT_P2P_SELF_PIECE;
+    size_t offset = 0, chunk;
+
+    do {
+        chunk = req->bytes - offset < piece ? req->bytes - offset : piece;
+        if (offset == 0)
+            hdr->type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
+        else
+            hdr->type = VBT_P2P_FRAG;
+        deliver(p2p.my_world, hdr, send_bytes(req, offset, chunk), chunk);
+        offset += chunk;
+    } while (offset < req->bytes && p2p.failed == VBT_OK);
+}
+
 vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes, int dest,
                            int tag, unsigned flags, vbt_request_t **req_p)
+{
+    return vbt_p2p_isend_dt(comm, ctx_index, buf, bytes, NULL, 0, dest, tag, flags, req_p);
+}
+
+vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                              struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                              unsigned flags, vbt_request_t **req_p)
 {
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
     const vbt_tl_t *tl;
@@ -456,6 +516,11 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
+    if (unlikely(dtype != NULL)) {
+        vbt_dtype_ref(dtype);
+        req->dtype = dtype;
+        req->dcount = count;
+    }
     req->comm = comm;
     req->context_id = comm->context_id + (uint32_t)ctx_index;
     req->peer = dest;
@@ -482,7 +547,10 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
                              .tag = tag,
                              .len = bytes,
                              .id = (flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0};
-        deliver(p2p.my_world, &hdr, buf, bytes);
+        if (unlikely(dtype != NULL))
+            self_send_dt(req, &hdr);
+        else
+            deliver(p2p.my_world, &hdr, buf, bytes);
         if (unlikely(p2p.failed != VBT_OK))
             return p2p.failed;
         /* Only now: a synchronous self-send whose ack came back inside deliver() must complete
@@ -493,8 +561,9 @@ vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, siz
     }
     tl = vbt_tl_of(req->peer_world);
     if (bytes > tl->rndv_threshold) {
-        /* ib: register now: a cache hit costs nothing, a miss overlaps the RTS round trip. */
-        if (tl->kind == VBT_TL_IB) {
+        /* ib: register now: a cache hit costs nothing, a miss overlaps the RTS round trip.
+         * Non-contiguous data is streamed, never written from: nothing to register. */
+        if (tl->kind == VBT_TL_IB && dtype == NULL) {
             status = vbt_ib_mem_get(buf, bytes, 0, &req->mem);
             if (unlikely(status != VBT_OK)) {
                 vbt_request_release(req);
@@ -534,7 +603,10 @@ static void copy_clipped(vbt_request_t *req, size_t offset, const void *data, si
         return;
     if (len > req->bytes - offset)
         len = req->bytes - offset;
-    memcpy((char *)req->buf + offset, data, len);
+    if (likely(req->dtype == NULL))
+        memcpy((char *)req->buf + offset, data, len);
+    else
+        vbt_dtype_unpack(req->dtype, req->buf, req->dcount, offset, data, len);
 }
 
 static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
@@ -638,17 +710,21 @@ static vbt_status_t rndv_recv_cma(vbt_request_t *req, const vbt_rts_info_t *rts,
 
 /* A receive matched an RTS: over ib, register what fits of its buffer and answer with a CTS
  * (the sender WRITEs, then FIN); over shm, read the data with CMA, or answer a CTS without a
- * key (the sender streams RDATA pieces). */
+ * key (the sender streams RDATA pieces). When either side's data is not contiguous, always the
+ * latter: a CTS with F_STREAM, over either transport. */
 static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
 {
     size_t granted = rts->len < req->bytes ? rts->len : req->bytes;
+    int stream = (rts->flags & VBT_P2P_F_NONCONTIG) || req->dtype != NULL;
     vbt_request_t *cts;
     vbt_status_t status;
 
     recv_fill(req, rts->src, rts->tag, rts->len);
     req->flags |= VBT_REQF_RNDV;
     req->offset = 0;
-    if (rts->flags & VBT_P2P_F_SHM) {
+    if (stream) {
+        /* Pieces, unpacked as they come: nothing to register or read. */
+    } else if (rts->flags & VBT_P2P_F_SHM) {
         if (vbt_tl.cma) {
             status = rndv_recv_cma(req, rts, granted);
             if (likely(status == VBT_OK))
@@ -681,9 +757,10 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
     cts->remote_id = (uint64_t)(uintptr_t)req;
     cts->remote_addr = (uint64_t)(uintptr_t)req->buf;
     cts->rkey = req->mem != NULL ? vbt_ib_mem_rkey(req->mem) : 0;
+    cts->wire_flags = stream ? VBT_P2P_F_STREAM : 0;
     ctrl_send(cts);
-    /* Over shm no FIN follows the data: the last RDATA piece completes the receive. */
-    if ((rts->flags & VBT_P2P_F_SHM) && granted == 0)
+    /* Streamed, no FIN follows the data: the last RDATA piece completes the receive. */
+    if ((stream || (rts->flags & VBT_P2P_F_SHM)) && granted == 0)
         vbt_p2p_request_done(req);
 }
 
@@ -729,7 +806,8 @@ static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr, const void *pay
     vbt_match_append_unexpected(q, u);
 }
 
-/* A piece of a rendezvous message streamed through shm rings into a matched receive. */
+/* A piece of a rendezvous message streamed (shm rings, or ib for non-contiguous data) into a
+ * matched receive. */
 static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
 {
     vbt_request_t *req = (vbt_request_t *)(uintptr_t)hdr->id;
@@ -743,7 +821,7 @@ static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
                   src_world);
         return;
     }
-    memcpy((char *)req->buf + req->offset, payload, len);
+    copy_clipped(req, req->offset, payload, len);
     req->offset += len;
     if (req->offset == req->status_bytes)
         vbt_p2p_request_done(req);
@@ -888,12 +966,24 @@ static void recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
 vbt_status_t vbt_p2p_irecv(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity, int src,
                            int tag, vbt_request_t **req_p)
 {
+    return vbt_p2p_irecv_dt(comm, ctx_index, buf, capacity, NULL, 0, src, tag, req_p);
+}
+
+vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
+                              struct vbt_dtype *dtype, size_t count, int src, int tag,
+                              vbt_request_t **req_p)
+{
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
+    if (unlikely(dtype != NULL)) {
+        vbt_dtype_ref(dtype);
+        req->dtype = dtype;
+        req->dcount = count;
+    }
     req->comm = comm;
     req->context_id = comm->context_id + (uint32_t)ctx_index;
     req->peer = src;
@@ -919,10 +1009,21 @@ vbt_status_t vbt_p2p_irecv(vbt_comm_t *comm, int ctx_index, void *buf, size_t ca
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
                             vbt_request_t **req_p)
 {
+    return vbt_p2p_imrecv_dt(comm, msg, buf, capacity, NULL, 0, req_p);
+}
+
+vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
+                               struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p)
+{
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
+    if (unlikely(dtype != NULL)) {
+        vbt_dtype_ref(dtype);
+        req->dtype = dtype;
+        req->dcount = count;
+    }
     req->comm = comm;
     req->context_id = comm->context_id;
     req->peer = msg->src;
@@ -1037,6 +1138,15 @@ vbt_status_t vbt_p2p_init(void)
     status = vbt_tl_init(&vbt_rt.proc, recv_cb, put_cb);
     if (status != VBT_OK)
         return status;
+    /* Non-contiguous data is packed here one transport send at a time (and in pieces of
+     * VBT_P2P_SELF_PIECE to ourselves). */
+    p2p.scratch_len = VBT_P2P_SELF_PIECE;
+    for (int w = 0; w < p2p.world_size; w++)
+        if (w != p2p.my_world && vbt_tl_of(w)->max_send > p2p.scratch_len)
+            p2p.scratch_len = vbt_tl_of(w)->max_send;
+    p2p.scratch = malloc(p2p.scratch_len);
+    if (p2p.scratch == NULL)
+        return VBT_ERR_NO_MEMORY;
     /* Measured on Soft-RoCE with ranks bound one per core: spinning 4096 polls put 8-byte
      * latency near 4 ms (rxe's kernel work waits for the scheduler tick); 64 gave ~30 us. */
     if (vbt_tl_uses_ib() && vbt_ib_device_is_software())
@@ -1057,6 +1167,7 @@ vbt_status_t vbt_p2p_flush(void)
 void vbt_p2p_cleanup(void)
 {
     vbt_tl_finalize();
+    free(p2p.scratch);
     free(p2p.frag);
     free(p2p.sendq);
     while (p2p.unexp_pool != NULL) {

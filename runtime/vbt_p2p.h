@@ -15,7 +15,7 @@
 #include "vbt_status.h"
 
 /* The runtime's wire header, first in every message. Decoded defensively. */
-#define VBT_P2P_WIRE_VERSION 3
+#define VBT_P2P_WIRE_VERSION 4
 typedef enum {
     VBT_P2P_EAGER = 1,      /* the whole message */
     VBT_P2P_FRAG_FIRST = 2, /* first piece of a message larger than one transport send */
@@ -30,6 +30,12 @@ typedef enum {
 
 /* vbt_p2p_hdr_t.flags */
 #define VBT_P2P_F_SHM 0x1u /* RTS: sent over shm: read the data with CMA, or CTS for RDATA */
+/* RTS: the sender's data is not contiguous: neither CMA nor WRITE can take it, so answer with
+ * a streaming CTS. */
+#define VBT_P2P_F_NONCONTIG 0x2u
+/* CTS: send the data as RDATA pieces (the receiver's buffer is not contiguous, or cannot be
+ * read or written remotely). */
+#define VBT_P2P_F_STREAM 0x4u
 
 typedef struct __attribute__((packed)) {
     uint8_t version;
@@ -73,6 +79,19 @@ vbt_status_t vbt_p2p_irecv(vbt_comm_t *comm, int ctx_index, void *buf, size_t ca
 /* Receive a message taken out of the unexpected queue by a matched probe. */
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
                             vbt_request_t **req_p);
+
+/* The same for non-contiguous data: count elements of dtype at buf, whose packed form is bytes
+ * long (count * size). dtype NULL is the contiguous case above. The request holds a reference
+ * on dtype until it is released. */
+struct vbt_dtype;
+vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                              struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                              unsigned flags, vbt_request_t **req_p);
+vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
+                              struct vbt_dtype *dtype, size_t count, int src, int tag,
+                              vbt_request_t **req_p);
+vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
+                               struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p);
 /* Look for a message without receiving it (one progress call first); take removes it from the
  * queue for MPI_Mprobe. *msg_p is NULL when none matches. */
 vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,

@@ -1,4 +1,5 @@
 #include "vbt_request.h"
+#include "vbt_datatype.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 
 void vbt_request_release(vbt_request_t *req)
 {
+    if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */
+        vbt_dtype_unref(req->dtype);
     req->magic = 0; /* a stale handle now fails validation instead of aliasing a new request */
     req->next = free_list;
     free_list = req;
@@ -56,6 +59,17 @@ void vbt_request_cleanup(void)
         free(c);
     }
     free_list = NULL;
+}
+
+int vbt_request_uses_comm(const struct vbt_comm *comm)
+{
+    for (request_chunk_t *c = chunks; c != NULL; c = c->next) {
+        for (int i = 0; i < VBT_REQUEST_CHUNK; i++) {
+            if (c->reqs[i].magic == VBT_REQUEST_MAGIC && c->reqs[i].comm == comm)
+                return 1;
+        }
+    }
+    return 0;
 }
 
 /* MPI_Status has five internal ints: the byte count (64 bits in two) and the cancelled flag. */

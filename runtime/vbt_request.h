@@ -10,6 +10,8 @@
 #include "vbt_status.h"
 
 struct vbt_comm;
+/* vbt_dtype_t: the datatype of non-contiguous data (vbt_datatype.h) */
+struct vbt_dtype;
 struct vbt_rcache_region; /* vbt_ib_mem_t: a registration held by a rendezvous */
 
 #define VBT_REQUEST_MAGIC 0x56425251u /* "VBRQ": tells a live request from a stray pointer */
@@ -29,6 +31,7 @@ enum {
     VBT_REQF_BSEND = 1u << 5,     /* send: data lives in the attached buffer, release it */
     VBT_REQF_RNDV = 1u << 6,      /* send: goes by rendezvous; receive: matched one, awaits FIN */
     VBT_REQF_CTS = 1u << 7,       /* rendezvous send: the receiver's CTS arrived */
+    VBT_REQF_STREAM = 1u << 8,    /* rendezvous send: the CTS asked for RDATA pieces */
 };
 
 typedef struct vbt_request {
@@ -54,6 +57,11 @@ typedef struct vbt_request {
     uint64_t remote_addr;          /* send: where to WRITE; ctrl CTS: our buffer */
     uint32_t rkey;                 /* send: the receiver's key; ctrl CTS: ours */
     uint8_t ctrl;                  /* ctrl: vbt_p2p_type_t of the message */
+    uint16_t wire_flags;           /* ctrl: vbt_p2p_hdr_t.flags of the message */
+    /* Non-contiguous data: buf holds dcount elements of dtype (a reference is held until the
+     * request is released), and bytes/offset count its packed form. NULL: bytes at buf. */
+    struct vbt_dtype *dtype;
+    size_t dcount;
     /* Completion information, reported through MPI_Status. */
     int status_source;
     int status_tag;
@@ -64,6 +72,9 @@ typedef struct vbt_request {
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
 void vbt_request_release(vbt_request_t *req);
 void vbt_request_cleanup(void);
+/* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
+ * every request, so only for slow paths. */
+int vbt_request_uses_comm(const struct vbt_comm *comm);
 
 /* The request behind a handle, or NULL for an invalid handle. MPI_REQUEST_NULL is not valid. */
 static inline vbt_request_t *vbt_request_get(MPI_Request handle)

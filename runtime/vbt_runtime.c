@@ -1,4 +1,5 @@
 #include "vbt_runtime.h"
+#include "vbt_coll.h"
 #include "vbt_comm.h"
 #include "vbt_config.h"
 #include "vbt_datatype.h"
@@ -28,6 +29,9 @@ vbt_status_t vbt_runtime_init(int required, int *provided_p)
     int cpus;
 
     status = vbt_config_load();
+    if (status != VBT_OK)
+        return status;
+    status = vbt_coll_init(); /* the VBT_COLL_* knobs */
     if (status != VBT_OK)
         return status;
 
@@ -77,6 +81,7 @@ vbt_status_t vbt_runtime_finalize(void)
     vbt_p2p_cleanup();
     vbt_request_cleanup();
     vbt_comm_cleanup_predefined();
+    vbt_datatype_cleanup(); /* after the requests and comms that may hold type references */
     st = vbt_pmix_finalize();
     if (status == VBT_OK)
         status = st;

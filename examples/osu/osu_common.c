@@ -18,7 +18,15 @@
 /* The collectives: every rank takes part; figures are each rank's average time per call. */
 static int is_coll(osu_kind_t kind)
 {
-    return kind == OSU_BARRIER || kind == OSU_ALLREDUCE;
+    return kind == OSU_BARRIER || kind == OSU_ALLREDUCE || kind == OSU_BCAST ||
+           kind == OSU_REDUCE || kind == OSU_GATHER || kind == OSU_SCATTER ||
+           kind == OSU_ALLGATHER || kind == OSU_ALLTOALL || kind == OSU_REDUCE_SCATTER;
+}
+
+/* The reductions: -c checks elements (floats), not bytes. */
+static int is_reduction(osu_kind_t kind)
+{
+    return kind == OSU_ALLREDUCE || kind == OSU_REDUCE || kind == OSU_REDUCE_SCATTER;
 }
 
 static int is_latency(osu_kind_t kind)
@@ -75,7 +83,7 @@ static void usage(const osu_opts_t *o, FILE *f)
         fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default 100)\n");
     if (has_window(o->kind))
         fprintf(f, "  -W, --window-size WINDOW  messages in flight per iteration (default 64)\n");
-    if (o->kind == OSU_ALLREDUCE)
+    if (is_reduction(o->kind))
         fprintf(f, "  -c, --validation          check every element of every result; a "
                    "mismatch names the\n"
                    "                            size, iteration and element, and aborts the "

@@ -1,5 +1,6 @@
 /* MPI_Init and friends: bring the library up and down. */
 #include "vbt_api.h"
+#include "vbt_attr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,17 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int PMPI_Finalize(void)
 {
     vbt_status_t status;
+    int rc;
 
     VBT_API_ENTER("MPI_Finalize");
+    /* First, as if MPI_COMM_SELF were freed (MPI-4.1 Sec. 11.2.2): its attributes' delete
+     * callbacks run, newest first, while MPI is still fully usable. */
+    rc = vbt_attr_delete_all(&vbt_comm_self);
+    if (rc != MPI_SUCCESS)
+        return vbt_error_raise(NULL, "MPI_Finalize", MPI_ERR_OTHER,
+                               "a delete callback of an attribute on MPI_COMM_SELF returned "
+                               "error code %d",
+                               rc);
     status = vbt_runtime_finalize();
     if (status != VBT_OK)
         return vbt_error_raise(NULL, "MPI_Finalize", vbt_status_to_errclass(status),

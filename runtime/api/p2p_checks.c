@@ -5,15 +5,22 @@
 
 int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
 {
-    if (vbt_dtype_get(dt) == NULL) {
+    const vbt_dtype_t *t = vbt_dtype_get(dt);
+
+    if (t == NULL) {
         if (dt == MPI_DATATYPE_NULL)
             return vbt_error_raise(c, call, MPI_ERR_TYPE,
                                    "argument datatype is MPI_DATATYPE_NULL; pass a datatype");
         return vbt_error_raise(c, call, MPI_ERR_TYPE,
-                               "argument datatype (handle %#lx) is not a valid datatype (derived "
-                               "datatypes are not supported yet)",
+                               "argument datatype (handle %#lx) is not a valid datatype (freed, "
+                               "or never returned by a datatype constructor)",
                                (unsigned long)(uintptr_t)dt);
     }
+    if (!t->committed)
+        return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                               "argument datatype (handle %#lx) is not committed: call "
+                               "MPI_Type_commit before communicating with it",
+                               (unsigned long)(uintptr_t)dt);
     if (count < 0)
         return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument count is %d; it must be 0 or more",
                                count);

@@ -18,15 +18,18 @@ VBT_PMPI_ALIAS(Imrecv)
 static inline int start_recv(const char *call, void *buf, int count, MPI_Datatype dt, int source,
                              int tag, MPI_Comm comm, vbt_request_t **req_p)
 {
-    size_t bytes = 0;
+    vbt_api_data_t d;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
     VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
-    st = vbt_p2p_irecv(c, VBT_CTX_P2P, buf, bytes, source, tag, req_p);
+    if (likely(d.dtype == NULL))
+        st = vbt_p2p_irecv(c, VBT_CTX_P2P, d.buf, d.bytes, source, tag, req_p);
+    else
+        st = vbt_p2p_irecv_dt(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, req_p);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
@@ -103,20 +106,29 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     const char *call = "MPI_Sendrecv_replace";
-    size_t bytes = 0;
+    vbt_api_data_t d;
+    size_t bytes;
     void *tmp;
     int rc;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, datatype, &bytes));
-    /* The outgoing data must survive until sent while the incoming lands in buf. */
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, datatype, &d));
+    bytes = d.bytes;
+    if (bytes > 0x7fffffff)
+        return vbt_error_raise(c, call, MPI_ERR_COUNT,
+                               "the message is %zu bytes; at most 2 GiB is supported here", bytes);
+    /* The outgoing data must survive until sent while the incoming lands in buf: a packed
+     * copy, sent as bytes (the same type signature on the wire). */
     tmp = malloc(bytes ? bytes : 1);
     if (tmp == NULL)
         return vbt_error_raise(c, call, MPI_ERR_NO_MEM, "no memory for a %zu-byte copy", bytes);
-    memcpy(tmp, buf, bytes);
-    rc = PMPI_Sendrecv(tmp, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
-                       comm, status);
+    if (d.dtype == NULL)
+        memcpy(tmp, d.buf, bytes);
+    else
+        vbt_dtype_pack(d.dtype, d.buf, d.count, 0, tmp, bytes);
+    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
     free(tmp);
     return rc;
 }
@@ -215,7 +227,7 @@ static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
                        MPI_Message *message, vbt_request_t **req_p)
 {
     vbt_unexp_t *u;
-    size_t bytes = 0;
+    vbt_api_data_t d;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -230,10 +242,13 @@ static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
         return vbt_error_raise(NULL, call, MPI_ERR_REQUEST,
                                "argument message is not a message returned by MPI_Mprobe or "
                                "MPI_Improbe (each can be received once)");
-    VBT_API_CHECK(vbt_api_check_buffer(u->comm, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_data(u->comm, call, buf, count, dt, &d));
     u->magic = 0;
     *message = MPI_MESSAGE_NULL;
-    st = vbt_p2p_imrecv(u->comm, u, buf, bytes, req_p);
+    if (likely(d.dtype == NULL))
+        st = vbt_p2p_imrecv(u->comm, u, d.buf, d.bytes, req_p);
+    else
+        st = vbt_p2p_imrecv_dt(u->comm, u, d.buf, d.bytes, d.dtype, d.count, req_p);
     if (st != VBT_OK)
         return vbt_api_failed(NULL, call, st);
     return MPI_SUCCESS;

@@ -20,15 +20,19 @@ static inline int start_send(const char *call, const void *buf, int count, MPI_D
                              int dest, int tag, MPI_Comm comm, unsigned flags,
                              vbt_request_t **req_p)
 {
-    size_t bytes = 0;
+    vbt_api_data_t d;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
     VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
-    st = vbt_p2p_isend(c, VBT_CTX_P2P, buf, bytes, dest, tag, flags, req_p);
+    if (likely(d.dtype == NULL))
+        st = vbt_p2p_isend(c, VBT_CTX_P2P, d.buf, d.bytes, dest, tag, flags, req_p);
+    else
+        st = vbt_p2p_isend_dt(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, dest, tag, flags,
+                              req_p);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
@@ -114,12 +118,14 @@ static int buffered_send(const char *call, const void *buf, int count, MPI_Datat
 {
     vbt_request_t *req, *done;
     size_t bytes = 0, largest = 0;
+    vbt_api_data_t d;
     void *block;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_buffer(c, call, buf, count, dt, &bytes));
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
+    bytes = d.bytes;
     VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
     if (dest == MPI_PROC_NULL) {
@@ -138,7 +144,11 @@ static int buffered_send(const char *call, const void *buf, int count, MPI_Datat
                                    "buffered sends",
                                    bytes, largest);
         }
-        memcpy(block, buf, bytes);
+        /* Packed: the attached buffer holds the message as it goes on the wire. */
+        if (d.dtype == NULL)
+            memcpy(block, d.buf, bytes);
+        else
+            vbt_dtype_pack(d.dtype, d.buf, d.count, 0, block, bytes);
     }
     st = vbt_p2p_isend(c, VBT_CTX_P2P, block, bytes, dest, tag, 0, &req);
     if (unlikely(st != VBT_OK)) {

@@ -7,53 +7,51 @@ VBT_PMPI_ALIAS(Get_elements_x)
 VBT_PMPI_ALIAS(Type_size)
 
 static int check_status_type(const char *call, const MPI_Status *status, MPI_Datatype dt,
-                             const vbt_dtype_info_t **info_p)
+                             const vbt_dtype_t **t_p)
 {
     VBT_API_PTR(NULL, call, status, "status");
-    *info_p = vbt_dtype_get(dt);
-    if (*info_p == NULL)
+    *t_p = vbt_dtype_get(dt);
+    if (*t_p == NULL)
         return vbt_api_bad_buffer(NULL, call, NULL, 0, dt);
     return MPI_SUCCESS;
 }
 
-/* Elements of dt in the status's byte count; MPI_UNDEFINED when it is not a whole number. */
-static MPI_Count count_of(const MPI_Status *status, const vbt_dtype_info_t *info, int elements)
+/* Whole elements of t in the status's (packed) byte count; MPI_UNDEFINED when there is a
+ * partial one. A type without data matches any number of them: MPI says 0. */
+static MPI_Count count_of(const MPI_Status *status, const vbt_dtype_t *t)
 {
     size_t bytes = vbt_status_get_bytes(status);
-    size_t per = elements ? info->extent / info->nelements : info->extent;
 
-    if (bytes % per != 0)
+    if (t->size == 0)
+        return 0;
+    if (bytes % t->size != 0)
         return MPI_UNDEFINED;
-    return (MPI_Count)(bytes / per);
+    return (MPI_Count)(bytes / t->size);
 }
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    const vbt_dtype_info_t *info;
+    const vbt_dtype_t *t;
     MPI_Count n;
 
     VBT_API_ENTER("MPI_Get_count");
-    VBT_API_CHECK(check_status_type("MPI_Get_count", status, datatype, &info));
+    VBT_API_CHECK(check_status_type("MPI_Get_count", status, datatype, &t));
     VBT_API_PTR(NULL, "MPI_Get_count", count, "count");
-    n = count_of(status, info, 0);
+    n = count_of(status, t);
     *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
 
+/* Basic elements: those of the whole elements, then those of a partial one that fit entirely
+ * (MPI-3.1 4.1.11); MPI_UNDEFINED when the data ends inside a basic element. */
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    const vbt_dtype_info_t *info;
+    const vbt_dtype_t *t;
 
     VBT_API_ENTER("MPI_Get_elements_x");
-    VBT_API_CHECK(check_status_type("MPI_Get_elements_x", status, datatype, &info));
+    VBT_API_CHECK(check_status_type("MPI_Get_elements_x", status, datatype, &t));
     VBT_API_PTR(NULL, "MPI_Get_elements_x", count, "count");
-    /* Pair types hold two basic elements of different sizes: a partial pair is undefined. */
-    if (info->nelements > 1) {
-        MPI_Count pairs = count_of(status, info, 0);
-        *count = pairs == MPI_UNDEFINED ? MPI_UNDEFINED : pairs * info->nelements;
-    } else {
-        *count = count_of(status, info, 1);
-    }
+    *count = vbt_dtype_elements(t, vbt_status_get_bytes(status));
     return MPI_SUCCESS;
 }
 
@@ -72,12 +70,12 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    const vbt_dtype_info_t *info = vbt_dtype_get(datatype);
+    const vbt_dtype_t *t = vbt_dtype_get(datatype);
 
     VBT_API_ENTER("MPI_Type_size");
     VBT_API_PTR(NULL, "MPI_Type_size", size, "size");
-    if (info == NULL)
+    if (t == NULL)
         return vbt_api_bad_buffer(NULL, "MPI_Type_size", NULL, 0, datatype);
-    *size = (int)info->size;
+    *size = t->size > 0x7fffffff ? MPI_UNDEFINED : (int)t->size;
     return MPI_SUCCESS;
 }

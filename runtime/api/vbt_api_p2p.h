@@ -8,6 +8,8 @@
 #include "vbt_p2p.h"
 #include "vbt_progress.h"
 
+#include <stdint.h>
+
 /* Largest tag; MPI requires at least 32767. */
 #define VBT_TAG_UB 0x3fffffff
 
@@ -21,14 +23,57 @@ int vbt_api_bad_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)
 int vbt_api_failed(vbt_comm_t *c, const char *call, vbt_status_t status)
     __attribute__((noinline, cold));
 
-/* buf/count/datatype: on success *bytes_p is the buffer's length. */
+/* A buffer as the protocols take it: contiguous data as (buf, bytes) with dtype NULL, the fast
+ * path; or count elements of a non-contiguous dtype at buf, bytes long once packed. */
+typedef struct {
+    void *buf;
+    size_t bytes;
+    vbt_dtype_t *dtype;
+    size_t count;
+} vbt_api_data_t;
+
+/* A NULL buf is refused unless the type's data lies elsewhere (absolute addresses from
+ * MPI_Get_address, used with MPI_BOTTOM). */
+static inline int vbt_api_buf_null_bad(const void *buf, int count, const vbt_dtype_t *t)
+{
+    return buf == NULL && count > 0 && t->size > 0 && t->true_lb == 0;
+}
+
+/* buf/count/datatype for communication: a valid, committed type. */
+static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void *buf, int count,
+                                     MPI_Datatype dt, vbt_api_data_t *d)
+{
+    vbt_dtype_t *t = vbt_dtype_get(dt);
+    if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t))) {
+        *d = (vbt_api_data_t){0}; /* not used, but the compiler cannot know bad_buffer fails */
+        return vbt_api_bad_buffer(c, call, buf, count, dt);
+    }
+    d->bytes = (size_t)count * t->size;
+    d->count = (size_t)count;
+    if (likely(t->contig)) {
+        d->buf = (char *)(uintptr_t)buf + t->true_lb;
+        d->dtype = NULL;
+    } else {
+        d->buf = (void *)(uintptr_t)buf;
+        d->dtype = t;
+    }
+    return MPI_SUCCESS;
+}
+
+/* buf/count/datatype of contiguous data: on success *bytes_p is the buffer's length (for
+ * callers that move bytes only; a non-contiguous type is refused with MPI_ERR_TYPE). */
 static inline int vbt_api_check_buffer(vbt_comm_t *c, const char *call, const void *buf, int count,
                                        MPI_Datatype dt, size_t *bytes_p)
 {
-    const vbt_dtype_info_t *info = vbt_dtype_get(dt);
-    if (unlikely(info == NULL || count < 0 || (buf == NULL && count > 0)))
-        return vbt_api_bad_buffer(c, call, buf, count, dt);
-    *bytes_p = (size_t)count * info->extent;
+    vbt_api_data_t d;
+    int rc = vbt_api_check_data(c, call, buf, count, dt, &d);
+    if (unlikely(rc != MPI_SUCCESS))
+        return rc;
+    if (unlikely(d.dtype != NULL))
+        return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                               "argument datatype is not contiguous, which %s does not support yet",
+                               call);
+    *bytes_p = d.bytes;
     return MPI_SUCCESS;
 }
 

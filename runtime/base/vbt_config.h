@@ -45,6 +45,14 @@ typedef struct {
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */
+    /* VBT_COLL_<NAME>: "auto" or the algorithm that collective always uses (vbt_coll_select.c) */
+    const char *coll_bcast;
+    const char *coll_allreduce;
+    const char *coll_gather;
+    const char *coll_scatter;
+    const char *coll_allgather;
+    const char *coll_alltoall;
+    const char *coll_reduce_scatter;
 } vbt_config_t;
 
 extern vbt_config_t vbt_cfg;

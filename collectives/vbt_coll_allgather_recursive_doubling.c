@@ -1,0 +1,61 @@
+/* Recursive-doubling allgather: in round k every rank swaps all it has (the blocks of 2^k
+ * consecutive ranks, contiguous in the receive buffer) with the rank 2^k away, so log2 n rounds
+ * and no temporary buffer. A group that is not a power of two is folded first: of the first
+ * 2 * rem ranks, each even one gives its block to the odd one above it, which stands for both
+ * and hands it the whole result at the end. */
+#include "vbt_coll_int.h"
+
+/* The first real rank that position i of the folded group stands for (lo(pof2) = n). */
+static int lo(int i, int rem)
+{
+    return i < rem ? 2 * i : i + rem;
+}
+
+vbt_status_t vbt_coll_allgather_recursive_doubling(vbt_comm_t *comm, void *rbuf, size_t rcount,
+                                                   MPI_Datatype rdt)
+{
+    int n = comm->size, me = comm->rank;
+    int pof2 = 1, rem, newrank;
+    vbt_status_t st = VBT_OK;
+
+    while (pof2 * 2 <= n)
+        pof2 *= 2;
+    rem = n - pof2;
+    if (me < 2 * rem) {
+        if (me % 2 == 0) {
+            st = vbt_coll_send(comm, vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount, rdt,
+                               me + 1, VBT_COLL_TAG_ALLGATHER);
+            newrank = -1;
+        } else {
+            st = vbt_coll_recv(comm, vbt_coll_at(rbuf, (size_t)(me - 1) * rcount, rdt), rcount, rdt,
+                               me - 1, VBT_COLL_TAG_ALLGATHER);
+            newrank = me / 2;
+        }
+        if (st != VBT_OK)
+            return st;
+    } else {
+        newrank = me - rem;
+    }
+
+    for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
+        int newdst = newrank ^ mask;
+        int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+        int g = newrank & ~(mask - 1), h = newdst & ~(mask - 1);
+        size_t ga = (size_t)lo(g, rem), gb = (size_t)lo(g + mask, rem);
+        size_t ha = (size_t)lo(h, rem), hb = (size_t)lo(h + mask, rem);
+
+        st = vbt_coll_sendrecv(comm, vbt_coll_at(rbuf, ga * rcount, rdt), (gb - ga) * rcount, rdt,
+                               dst, vbt_coll_at(rbuf, ha * rcount, rdt), (hb - ha) * rcount, rdt,
+                               dst, VBT_COLL_TAG_ALLGATHER);
+        if (st != VBT_OK)
+            return st;
+    }
+
+    if (me < 2 * rem) {
+        if (me % 2)
+            st = vbt_coll_send(comm, rbuf, (size_t)n * rcount, rdt, me - 1, VBT_COLL_TAG_ALLGATHER);
+        else
+            st = vbt_coll_recv(comm, rbuf, (size_t)n * rcount, rdt, me + 1, VBT_COLL_TAG_ALLGATHER);
+    }
+    return st;
+}

@@ -1,0 +1,27 @@
+/* Ring allgatherv: the ring allgather with blocks of each rank's own size and place (the own
+ * block is already in place). Blocks differ in size, so neither Bruck nor recursive doubling
+ * would send contiguous data; the ring does, and moves each byte once per link. */
+#include "vbt_coll_int.h"
+
+#include <stdlib.h>
+
+vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_coll_vbuf_t *rv)
+{
+    int n = comm->size;
+    size_t *counts, *displs;
+    vbt_status_t st;
+
+    if (n == 1)
+        return VBT_OK;
+    counts = malloc(2 * (size_t)n * sizeof(*counts));
+    if (counts == NULL)
+        return VBT_ERR_NO_MEMORY;
+    displs = counts + n;
+    for (int i = 0; i < n; i++) {
+        counts[i] = (size_t)rv->counts[i];
+        displs[i] = (size_t)rv->displs[i];
+    }
+    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, 0, VBT_COLL_TAG_ALLGATHERV);
+    free(counts);
+    return st;
+}

@@ -1,0 +1,202 @@
+/* Private to collectives/: the algorithms, their tags, and the helpers they share. Every
+ * algorithm moves typed buffers only through the helpers of vbt_coll_util.c (send, receive,
+ * copy, reduce, temporary buffers), so that datatype handling lives in that one file. */
+#ifndef VBT_COLL_INT_H
+#define VBT_COLL_INT_H
+
+#include "vbt_coll.h"
+#include "vbt_op.h"
+#include "vbt_request.h"
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* Internal tags on the collective context: one per collective, so that a message of one can
+ * never be taken by another (barrier.c uses 1). Blocking collectives are called in the same
+ * order on every rank, so messages of two calls of the same collective match in order. */
+enum {
+    VBT_COLL_TAG_BCAST = 2,
+    VBT_COLL_TAG_REDUCE,
+    VBT_COLL_TAG_ALLREDUCE,
+    VBT_COLL_TAG_GATHER,
+    VBT_COLL_TAG_GATHERV,
+    VBT_COLL_TAG_SCATTER,
+    VBT_COLL_TAG_SCATTERV,
+    VBT_COLL_TAG_ALLGATHER,
+    VBT_COLL_TAG_ALLGATHERV,
+    VBT_COLL_TAG_ALLTOALL,
+    VBT_COLL_TAG_ALLTOALLV,
+    VBT_COLL_TAG_ALLTOALLW,
+    VBT_COLL_TAG_REDUCE_SCATTER,
+    VBT_COLL_TAG_REDUCE_SCATTER_BLOCK,
+    VBT_COLL_TAG_SCAN,
+    VBT_COLL_TAG_EXSCAN,
+};
+
+/* ---- algorithm choice (vbt_coll_select.c) ---------------------------------------------------- */
+
+typedef enum {
+    VBT_COLL_ALG_AUTO = 0,
+    VBT_COLL_ALG_BINOMIAL,
+    VBT_COLL_ALG_SCATTER_ALLGATHER,
+    VBT_COLL_ALG_RECURSIVE_DOUBLING,
+    VBT_COLL_ALG_RABENSEIFNER,
+    VBT_COLL_ALG_RING,
+    VBT_COLL_ALG_LINEAR,
+    VBT_COLL_ALG_BRUCK,
+    VBT_COLL_ALG_PAIRWISE,
+    VBT_COLL_ALG_REDUCE_SCATTERV,
+} vbt_coll_alg_t;
+
+/* The algorithm for a call: the knob's, else by the rules documented in README (Collectives).
+ * Every argument is the same on every rank of the call, so every rank chooses the same. Sizes
+ * are bytes of data: the whole message (bcast, allreduce, reduce-scatter) or one rank's block
+ * (gather, scatter, allgather, alltoall). */
+vbt_coll_alg_t vbt_coll_select_bcast(int n, size_t bytes);
+vbt_coll_alg_t vbt_coll_select_allreduce(int n, size_t count, size_t bytes, int commutative);
+vbt_coll_alg_t vbt_coll_select_gather(int n, size_t block);
+vbt_coll_alg_t vbt_coll_select_scatter(int n, size_t block);
+vbt_coll_alg_t vbt_coll_select_allgather(int n, size_t block);
+vbt_coll_alg_t vbt_coll_select_alltoall(int n, size_t block);
+vbt_coll_alg_t vbt_coll_select_reduce_scatter(int n, size_t bytes, int commutative);
+
+/* ---- typed buffers (vbt_coll_util.c) --------------------------------------------------------- */
+
+/* The address of element index of a buffer of dt. */
+void *vbt_coll_at(const void *buf, size_t index, MPI_Datatype dt);
+/* Bytes that count elements of dt span in memory (the size of a temporary buffer for them). */
+size_t vbt_coll_span(size_t count, MPI_Datatype dt);
+/* Bytes of data in count elements of dt (equal on every rank for matching type signatures). */
+size_t vbt_coll_bytes(size_t count, MPI_Datatype dt);
+/* A temporary buffer for count elements of dt, laid out as a user buffer of dt would be (not
+ * NULL for count 0); NULL when out of memory (logged). Free with vbt_coll_tmp_free and the
+ * same dt (NULL is fine). */
+void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt);
+void vbt_coll_tmp_free(void *tmp, MPI_Datatype dt);
+/* Copy scount elements of sdt at src to rcount elements of rdt at dst; VBT_ERR_TRUNCATE when
+ * the source holds more data than the destination takes. */
+vbt_status_t vbt_coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst,
+                           size_t rcount, MPI_Datatype rdt);
+/* inout = in op inout, element by element (VBT_ERR_NO_MEMORY when packing a non-contiguous
+ * datatype for a predefined op finds no memory). */
+vbt_status_t vbt_coll_reduce_local(const vbt_op_t *op, const void *in, void *inout, size_t count,
+                                   MPI_Datatype dt);
+
+/* One rank's block in a buffer of a v or w collective: counts[i] elements of dt (dts[i] when
+ * dts is set) at displs[i] elements of dt from the start (bytes when dts is set, as
+ * MPI_Alltoallw counts them). */
+typedef struct {
+    const int *counts;
+    const int *displs;
+    MPI_Datatype dt;
+    const MPI_Datatype *dts;
+} vbt_coll_vbuf_t;
+
+void *vbt_coll_vaddr(const vbt_coll_vbuf_t *v, const void *buf, int i);
+MPI_Datatype vbt_coll_vtype(const vbt_coll_vbuf_t *v, int i);
+/* A copy of the n blocks of v in buf (for MPI_IN_PLACE): *copy_p addresses like buf, *base_p
+ * is what to free (with free()). */
+vbt_status_t vbt_coll_vdup(const vbt_coll_vbuf_t *v, int n, const void *buf, void **copy_p,
+                           void **base_p);
+
+/* ---- messages on the collective context (vbt_coll_util.c) ------------------------------------ */
+
+vbt_status_t vbt_coll_isend(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
+                            int dest, int tag, vbt_request_t **req_p);
+vbt_status_t vbt_coll_irecv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int src,
+                            int tag, vbt_request_t **req_p);
+/* Complete the n requests of reqs (NULL entries are skipped) and release them, setting each
+ * entry to NULL. When st is not VBT_OK (a post failed), pending receives are cancelled and
+ * pending sends left to complete on their own instead, and st is returned. Otherwise: the first
+ * failure (VBT_ERR_TRUNCATE for a message longer than its receive buffer), or VBT_OK. */
+vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st);
+vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
+                           int dest, int tag);
+vbt_status_t vbt_coll_recv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int src,
+                           int tag);
+/* Receive from src while sending to dest (the receive is posted first). */
+vbt_status_t vbt_coll_sendrecv(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                               int dest, void *rbuf, size_t rcount, MPI_Datatype rdt, int src,
+                               int tag);
+
+/* ---- algorithms (one file each: vbt_coll_<collective>_<algorithm>.c) ------------------------- */
+
+vbt_status_t vbt_coll_bcast_binomial(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
+                                     int root);
+vbt_status_t vbt_coll_bcast_scatter_allgather(vbt_comm_t *comm, void *buf, size_t count,
+                                              MPI_Datatype dt, int root);
+
+vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                                      MPI_Datatype dt, const vbt_op_t *op, int root, int tag);
+
+vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                                   size_t count, MPI_Datatype dt,
+                                                   const vbt_op_t *op);
+vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                             size_t count, MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_allreduce_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                                     MPI_Datatype dt, const vbt_op_t *op);
+
+/* The ring reduce-scatter of a full vector in buf (modified), block i being counts[i] elements
+ * at element offset displs[i]: afterwards rank r holds the reduction of block
+ * (r + shift) mod n in buf. Commutative ops only. tmp holds the largest block. */
+vbt_status_t vbt_coll_ring_reduce_scatter(vbt_comm_t *comm, void *buf, const size_t *counts,
+                                          const size_t *displs, MPI_Datatype dt, const vbt_op_t *op,
+                                          int shift, void *tmp, int tag);
+/* The ring allgather of blocks laid out as above: rank r starts with block (r + shift) mod n. */
+vbt_status_t vbt_coll_ring_allgather(vbt_comm_t *comm, void *buf, const size_t *counts,
+                                     const size_t *displs, MPI_Datatype dt, int shift, int tag);
+
+vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                    MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                                    int root);
+vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                      MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                                      int root);
+vbt_status_t vbt_coll_scatter_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                     MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
+                                     int root);
+vbt_status_t vbt_coll_scatter_binomial(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                       MPI_Datatype sdt, void *rbuf, size_t rcount,
+                                       MPI_Datatype rdt, int root);
+
+vbt_status_t vbt_coll_allgather_bruck(vbt_comm_t *comm, void *rbuf, size_t rcount,
+                                      MPI_Datatype rdt);
+vbt_status_t vbt_coll_allgather_recursive_doubling(vbt_comm_t *comm, void *rbuf, size_t rcount,
+                                                   MPI_Datatype rdt);
+vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, void *rbuf, size_t rcount, MPI_Datatype rdt);
+
+/* Pairwise exchanges in flight at once (alltoall, alltoallv/w). */
+#define VBT_COLL_A2A_WINDOW 8
+
+vbt_status_t vbt_coll_alltoall_bruck(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                     MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt);
+vbt_status_t vbt_coll_alltoall_pairwise(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                        MPI_Datatype sdt, void *rbuf, size_t rcount,
+                                        MPI_Datatype rdt);
+vbt_status_t vbt_coll_alltoallv_pairwise(vbt_comm_t *comm, const void *sbuf,
+                                         const vbt_coll_vbuf_t *sv, void *rbuf,
+                                         const vbt_coll_vbuf_t *rv, int tag);
+
+vbt_status_t vbt_coll_gatherv_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                     MPI_Datatype sdt, void *rbuf, const vbt_coll_vbuf_t *rv,
+                                     int root);
+vbt_status_t vbt_coll_scatterv_linear(vbt_comm_t *comm, const void *sbuf, const vbt_coll_vbuf_t *sv,
+                                      void *rbuf, size_t rcount, MPI_Datatype rdt, int root);
+vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_coll_vbuf_t *rv);
+
+/* Reduce-scatter of the vector sbuf (sum of counts elements; never MPI_IN_PLACE here): rank i
+ * gets block i, counts[i] elements, in rbuf. */
+vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                          const int *counts, MPI_Datatype dt, const vbt_op_t *op,
+                                          int tag);
+vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                                     const int *counts, MPI_Datatype dt,
+                                                     const vbt_op_t *op, int tag);
+
+vbt_status_t vbt_coll_scan_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                              size_t count, MPI_Datatype dt, const vbt_op_t *op);
+vbt_status_t vbt_coll_exscan_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                                size_t count, MPI_Datatype dt, const vbt_op_t *op);
+
+#endif

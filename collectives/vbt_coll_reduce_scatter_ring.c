@@ -1,0 +1,43 @@
+/* Ring reduce-scatter: a working copy of the whole vector goes once round the ring in n - 1
+ * steps (vbt_coll_ring_reduce_scatter), each rank adding its part to the block passing by, so
+ * that rank i ends with block i complete. Every rank sends (n-1)/n of the vector: the choice for
+ * long vectors with commutative ops (partial results wrap around the ring). */
+#include "vbt_coll_int.h"
+
+#include <stdlib.h>
+
+vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf,
+                                          const int *counts, MPI_Datatype dt, const vbt_op_t *op,
+                                          int tag)
+{
+    int n = comm->size, me = comm->rank;
+    size_t *cnts, *displs, total = 0, largest = 0;
+    void *full = NULL, *chunk = NULL;
+    vbt_status_t st = VBT_ERR_NO_MEMORY;
+
+    cnts = malloc(2 * (size_t)n * sizeof(*cnts));
+    if (cnts == NULL)
+        return VBT_ERR_NO_MEMORY;
+    displs = cnts + n;
+    for (int i = 0; i < n; i++) {
+        cnts[i] = (size_t)counts[i];
+        displs[i] = total;
+        total += cnts[i];
+        if (cnts[i] > largest)
+            largest = cnts[i];
+    }
+    full = vbt_coll_tmp_alloc(total, dt);
+    chunk = vbt_coll_tmp_alloc(largest, dt);
+    if (full == NULL || chunk == NULL)
+        goto out;
+    st = vbt_coll_copy(sbuf, total, dt, full, total, dt);
+    if (st == VBT_OK)
+        st = vbt_coll_ring_reduce_scatter(comm, full, cnts, displs, dt, op, 0, chunk, tag);
+    if (st == VBT_OK)
+        st = vbt_coll_copy(vbt_coll_at(full, displs[me], dt), cnts[me], dt, rbuf, cnts[me], dt);
+out:
+    vbt_coll_tmp_free(chunk, dt);
+    vbt_coll_tmp_free(full, dt);
+    free(cnts);
+    return st;
+}

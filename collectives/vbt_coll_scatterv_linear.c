@@ -1,0 +1,29 @@
+/* Linear scatterv: the root starts every send at once, each from its place. */
+#include "vbt_coll_int.h"
+
+#include <stdlib.h>
+
+vbt_status_t vbt_coll_scatterv_linear(vbt_comm_t *comm, const void *sbuf, const vbt_coll_vbuf_t *sv,
+                                      void *rbuf, size_t rcount, MPI_Datatype rdt, int root)
+{
+    int n = comm->size, me = comm->rank, nreq = 0;
+    vbt_request_t **reqs;
+    vbt_status_t st = VBT_OK;
+
+    if (me != root)
+        return vbt_coll_recv(comm, rbuf, rcount, rdt, root, VBT_COLL_TAG_SCATTERV);
+    reqs = calloc((size_t)n, sizeof(*reqs));
+    if (reqs == NULL)
+        return VBT_ERR_NO_MEMORY;
+    for (int i = 0; i < n && st == VBT_OK; i++) {
+        if (i != me)
+            st = vbt_coll_isend(comm, vbt_coll_vaddr(sv, sbuf, i), (size_t)sv->counts[i], sv->dt, i,
+                                VBT_COLL_TAG_SCATTERV, &reqs[nreq++]);
+    }
+    if (st == VBT_OK && rbuf != MPI_IN_PLACE)
+        st = vbt_coll_copy(vbt_coll_vaddr(sv, sbuf, me), (size_t)sv->counts[me], sv->dt, rbuf,
+                           rcount, rdt);
+    st = vbt_coll_finish(reqs, nreq, st);
+    free(reqs);
+    return st;
+}

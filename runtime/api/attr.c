@@ -1,0 +1,144 @@
+/* Keyvals and communicator attributes, and the predefined attributes (MPI_TAG_UB & co). */
+#include "vbt_api_comm.h"
+#include "vbt_api_p2p.h"
+#include "vbt_attr.h"
+
+VBT_PMPI_ALIAS(Comm_create_keyval)
+VBT_PMPI_ALIAS(Comm_free_keyval)
+VBT_PMPI_ALIAS(Comm_set_attr)
+VBT_PMPI_ALIAS(Comm_get_attr)
+VBT_PMPI_ALIAS(Comm_delete_attr)
+
+/* The predefined attributes: the application gets a pointer to one of these ints. The standard
+ * attaches them to MPI_COMM_WORLD; we answer on every communicator (a superset), since libraries
+ * commonly ask their own communicator for MPI_TAG_UB. */
+static int attr_tag_ub, attr_host, attr_io, attr_wtime_is_global, attr_appnum, attr_universe_size;
+
+static int *predefined(int keyval)
+{
+    switch (keyval) {
+    case MPI_TAG_UB:
+        attr_tag_ub = VBT_TAG_UB;
+        return &attr_tag_ub;
+    case MPI_HOST:
+        attr_host = MPI_PROC_NULL; /* no process is "the host" */
+        return &attr_host;
+    case MPI_IO:
+        attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
+        return &attr_io;
+    case MPI_WTIME_IS_GLOBAL:
+        attr_wtime_is_global = 0; /* MPI_Wtime reads each node's own clock */
+        return &attr_wtime_is_global;
+    case MPI_APPNUM:
+        attr_appnum = vbt_rt.proc.appnum;
+        return &attr_appnum;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe_size = vbt_rt.proc.size; /* no MPI_Comm_spawn: the world is all */
+        return &attr_universe_size;
+    }
+    return NULL;
+}
+
+static int bad_keyval(vbt_comm_t *c, const char *call, int keyval)
+{
+    if (predefined(keyval) != NULL)
+        return vbt_error_raise(c, call, MPI_ERR_KEYVAL,
+                               "argument keyval %d is a predefined attribute key, which can be "
+                               "read but not set, deleted or freed",
+                               keyval);
+    if (keyval == MPI_KEYVAL_INVALID)
+        return vbt_error_raise(c, call, MPI_ERR_KEYVAL,
+                               "argument keyval is MPI_KEYVAL_INVALID; create one with "
+                               "MPI_Comm_create_keyval");
+    return vbt_error_raise(c, call, MPI_ERR_KEYVAL,
+                           "argument keyval %d is not a communicator keyval (freed already?)",
+                           keyval);
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                            void *extra_state)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Comm_create_keyval");
+    VBT_API_PTR(NULL, "MPI_Comm_create_keyval", comm_keyval, "comm_keyval");
+    status = vbt_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, extra_state, comm_keyval);
+    if (status != VBT_OK)
+        return vbt_api_comm_failed(NULL, "MPI_Comm_create_keyval", status);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    vbt_keyval_t *kv;
+
+    VBT_API_ENTER("MPI_Comm_free_keyval");
+    VBT_API_PTR(NULL, "MPI_Comm_free_keyval", comm_keyval, "comm_keyval");
+    kv = vbt_keyval_get(*comm_keyval);
+    if (kv == NULL)
+        return bad_keyval(NULL, "MPI_Comm_free_keyval", *comm_keyval);
+    vbt_keyval_free(kv);
+    *comm_keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    vbt_keyval_t *kv;
+    int rc;
+
+    VBT_API_ENTER("MPI_Comm_set_attr");
+    VBT_API_COMM(c, comm, "MPI_Comm_set_attr");
+    kv = vbt_keyval_get(comm_keyval);
+    if (kv == NULL)
+        return bad_keyval(c, "MPI_Comm_set_attr", comm_keyval);
+    rc = vbt_attr_set(c, kv, attribute_val);
+    if (rc != MPI_SUCCESS)
+        return vbt_error_raise(c, "MPI_Comm_set_attr", rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_OTHER,
+                               "replacing the value of keyval %d: its delete callback returned "
+                               "error code %d",
+                               comm_keyval, rc);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    int *pre;
+
+    VBT_API_ENTER("MPI_Comm_get_attr");
+    VBT_API_COMM(c, comm, "MPI_Comm_get_attr");
+    VBT_API_PTR(c, "MPI_Comm_get_attr", attribute_val, "attribute_val");
+    VBT_API_PTR(c, "MPI_Comm_get_attr", flag, "flag");
+    /* attribute_val is really a void **: the value (for predefined keys, a pointer to int)
+     * is stored there. */
+    pre = predefined(comm_keyval);
+    if (pre != NULL) {
+        *(void **)attribute_val = pre;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    if (vbt_keyval_get(comm_keyval) == NULL)
+        return bad_keyval(c, "MPI_Comm_get_attr", comm_keyval);
+    *flag = vbt_attr_get(c, comm_keyval, (void **)attribute_val);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    vbt_keyval_t *kv;
+    int rc;
+
+    VBT_API_ENTER("MPI_Comm_delete_attr");
+    VBT_API_COMM(c, comm, "MPI_Comm_delete_attr");
+    kv = vbt_keyval_get(comm_keyval);
+    if (kv == NULL)
+        return bad_keyval(c, "MPI_Comm_delete_attr", comm_keyval);
+    rc = vbt_attr_delete(c, kv);
+    if (rc != MPI_SUCCESS)
+        return vbt_error_raise(c, "MPI_Comm_delete_attr", MPI_ERR_OTHER,
+                               "the delete callback of keyval %d returned error code %d; the "
+                               "attribute stays",
+                               comm_keyval, rc);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,113 @@
+/* MPI_Alltoall, Alltoallv, Alltoallw. */
+#include "vbt_api_coll.h"
+
+#include <stdio.h>
+
+VBT_PMPI_ALIAS(Alltoall)
+VBT_PMPI_ALIAS(Alltoallv)
+VBT_PMPI_ALIAS(Alltoallw)
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoall";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, recvcount, recvtype));
+    if (sendbuf != MPI_IN_PLACE) {
+        VBT_API_CHECK(
+            vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, sendcount, sendtype));
+        if (unlikely(sendbuf == recvbuf && sendcount > 0))
+            return vbt_api_coll_aliased(c, call);
+    }
+    st = vbt_coll_alltoall(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                           recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+/* One side of a v/w exchange: the arrays, and a buffer unless every count is 0. types is NULL
+ * for alltoallv (one datatype, type). */
+static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
+                      const void *buf, const int *counts, const char *counts_name,
+                      const int *displs, const char *displs_name, MPI_Datatype type,
+                      const MPI_Datatype *types, const char *types_name)
+{
+    int any = 0;
+
+    VBT_API_CHECK(
+        vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, c->size));
+    for (int i = 0; i < c->size; i++)
+        any |= counts[i] > 0;
+    if (types == NULL)
+        return vbt_api_coll_check_buffer(c, call, name, buf, any, type);
+    for (int i = 0; i < c->size; i++) {
+        char tname[48];
+        vbt_api_bufname_t n = {name->buf, counts_name, tname};
+
+        snprintf(tname, sizeof(tname), "%s[%d]", types_name, i);
+        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &n, buf, counts[i], types[i]));
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallv";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
+    VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, recvcounts, "recvcounts", rdispls,
+                             "rdispls", recvtype, NULL, NULL));
+    if (sendbuf != MPI_IN_PLACE) {
+        VBT_API_CHECK(check_side(c, call, &vbt_api_send, sendbuf, sendcounts, "sendcounts", sdispls,
+                                 "sdispls", sendtype, NULL, NULL));
+        if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
+            return vbt_api_coll_aliased(c, call);
+    }
+    st = vbt_coll_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallw";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
+    if (unlikely(recvtypes == NULL))
+        return vbt_error_raise(c, call, MPI_ERR_ARG, "argument recvtypes is NULL");
+    VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, recvcounts, "recvcounts", rdispls,
+                             "rdispls", MPI_DATATYPE_NULL, recvtypes, "recvtypes"));
+    if (sendbuf != MPI_IN_PLACE) {
+        if (unlikely(sendtypes == NULL))
+            return vbt_error_raise(c, call, MPI_ERR_ARG, "argument sendtypes is NULL");
+        VBT_API_CHECK(check_side(c, call, &vbt_api_send, sendbuf, sendcounts, "sendcounts", sdispls,
+                                 "sdispls", MPI_DATATYPE_NULL, sendtypes, "sendtypes"));
+        if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
+            return vbt_api_coll_aliased(c, call);
+    }
+    st = vbt_coll_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                            rdispls, recvtypes);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}

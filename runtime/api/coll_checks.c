@@ -1,0 +1,87 @@
+/* The slow, readable side of the collective argument checks. */
+#include "vbt_api_coll.h"
+
+#include <stdint.h>
+
+const vbt_api_bufname_t vbt_api_send = {"sendbuf", "sendcount", "sendtype"};
+const vbt_api_bufname_t vbt_api_recv = {"recvbuf", "recvcount", "recvtype"};
+const vbt_api_bufname_t vbt_api_inout = {"buffer", "count", "datatype"};
+
+int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
+                            const void *buf, int count, MPI_Datatype dt)
+{
+    const vbt_dtype_t *t = vbt_dtype_get(dt);
+
+    if (t == NULL) {
+        if (dt == MPI_DATATYPE_NULL)
+            return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                                   "argument %s is MPI_DATATYPE_NULL; pass a datatype", name->type);
+        return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                               "argument %s (handle %#lx) is not a valid datatype (freed?)",
+                               name->type, (unsigned long)(uintptr_t)dt);
+    }
+    if (!t->committed)
+        return vbt_error_raise(c, call, MPI_ERR_TYPE,
+                               "argument %s is not committed; call MPI_Type_commit first",
+                               name->type);
+    if (count < 0)
+        return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument %s is %d; it must be 0 or more",
+                               name->count, count);
+    (void)buf;
+    return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                           "argument %s is NULL with %s %d; pass a buffer of at least %s elements",
+                           name->buf, name->count, count, name->count);
+}
+
+int vbt_api_coll_bad_root(vbt_comm_t *c, const char *call, int root)
+{
+    return vbt_error_raise(c, call, MPI_ERR_ROOT,
+                           "argument root is %d, but %s has %d ranks: use 0..%d", root, c->name,
+                           c->size, c->size - 1);
+}
+
+int vbt_api_coll_bad_in_place(vbt_comm_t *c, const char *call, const char *arg, const char *why)
+{
+    return vbt_error_raise(c, call, MPI_ERR_BUFFER, "argument %s is MPI_IN_PLACE, %s", arg, why);
+}
+
+int vbt_api_coll_aliased(vbt_comm_t *c, const char *call)
+{
+    return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                           "sendbuf and recvbuf are the same buffer, which MPI forbids: pass "
+                           "MPI_IN_PLACE as sendbuf to work in place");
+}
+
+int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *counts_name,
+                              const int *counts, const char *displs_name, const int *displs, int n)
+{
+    if (counts == NULL)
+        return vbt_error_raise(c, call, MPI_ERR_ARG,
+                               "argument %s is NULL; pass an array of %d counts", counts_name, n);
+    if (displs_name != NULL && displs == NULL)
+        return vbt_error_raise(c, call, MPI_ERR_ARG,
+                               "argument %s is NULL; pass an array of %d displacements",
+                               displs_name, n);
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return vbt_error_raise(c, call, MPI_ERR_COUNT, "%s[%d] is %d; counts must be 0 or more",
+                                   counts_name, i, counts[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
+                          const vbt_op_t **op_p)
+{
+    const vbt_op_t *o = vbt_op_get(op);
+    const char *why = NULL;
+
+    if (o == NULL)
+        return vbt_error_raise(c, call, MPI_ERR_OP, "argument op is %s",
+                               op == MPI_OP_NULL ? "MPI_OP_NULL; pass an op"
+                                                 : "not a valid op (freed, or never created?)");
+    if (vbt_dtype_get(dt) != NULL && vbt_op_check(o, dt, &why) != VBT_OK)
+        return vbt_error_raise(c, call, MPI_ERR_OP, "%s", why ? why : "op and datatype mismatch");
+    *op_p = o;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,155 @@
+/* The reducing collectives: MPI_Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan. */
+#include "vbt_api_coll.h"
+
+#include <limits.h>
+
+VBT_PMPI_ALIAS(Reduce)
+VBT_PMPI_ALIAS(Allreduce)
+VBT_PMPI_ALIAS(Reduce_scatter)
+VBT_PMPI_ALIAS(Reduce_scatter_block)
+VBT_PMPI_ALIAS(Scan)
+VBT_PMPI_ALIAS(Exscan)
+
+/* Counts of whole vectors may exceed an int; the checks only need to know they are > 0. */
+static int clamp(size_t n)
+{
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* sendbuf (scount elements, or MPI_IN_PLACE) and recvbuf (rcount elements) of one datatype,
+ * and op on that datatype. */
+static int check_reduce_args(vbt_comm_t *c, const char *call, const void *sendbuf, int scount,
+                             void *recvbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+                             const vbt_op_t **op_p)
+{
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
+    if (sendbuf != MPI_IN_PLACE) {
+        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, scount, dt));
+        if (unlikely(sendbuf == recvbuf && scount > 0 && rcount > 0))
+            return vbt_api_coll_aliased(c, call);
+    }
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, rcount, dt));
+    return vbt_api_coll_check_op(c, call, op, dt, op_p);
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce";
+    const vbt_op_t *o;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
+    if (c->rank == root) {
+        VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    } else {
+        /* recvbuf means nothing away from the root. */
+        if (unlikely(sendbuf == MPI_IN_PLACE))
+            return vbt_api_coll_bad_in_place(c, call, "sendbuf",
+                                             "which MPI_Reduce allows at the root only");
+        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, count, datatype));
+        VBT_API_CHECK(vbt_api_coll_check_op(c, call, op, datatype, &o));
+    }
+    st = vbt_coll_reduce(c, sendbuf, recvbuf, (size_t)count, datatype, o, root);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allreduce";
+    const vbt_op_t *o;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    st = vbt_coll_allreduce(c, sendbuf, recvbuf, (size_t)count, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter";
+    const vbt_op_t *o;
+    size_t total = 0;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(
+        vbt_api_coll_check_counts(c, call, "recvcounts", recvcounts, NULL, NULL, c->size));
+    for (int i = 0; i < c->size; i++)
+        total += (size_t)recvcounts[i];
+    /* In place, the whole vector is in recvbuf on entry. */
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
+                                    sendbuf == MPI_IN_PLACE ? clamp(total) : recvcounts[c->rank],
+                                    datatype, op, &o));
+    st = vbt_coll_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter_block";
+    const vbt_op_t *o;
+    size_t total;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    if (unlikely(recvcount < 0))
+        return vbt_error_raise(c, call, MPI_ERR_COUNT,
+                               "argument recvcount is %d; it must be 0 or more", recvcount);
+    total = (size_t)recvcount * (size_t)c->size;
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
+                                    sendbuf == MPI_IN_PLACE ? clamp(total) : recvcount, datatype,
+                                    op, &o));
+    st = vbt_coll_reduce_scatter_block(c, sendbuf, recvbuf, (size_t)recvcount, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scan";
+    const vbt_op_t *o;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    st = vbt_coll_scan(c, sendbuf, recvbuf, (size_t)count, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    static const char call[] = "MPI_Exscan";
+    const vbt_op_t *o;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    st = vbt_coll_exscan(c, sendbuf, recvbuf, (size_t)count, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}

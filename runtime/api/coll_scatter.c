@@ -1,0 +1,75 @@
+/* MPI_Scatter, Scatterv. */
+#include "vbt_api_coll.h"
+
+VBT_PMPI_ALIAS(Scatter)
+VBT_PMPI_ALIAS(Scatterv)
+
+/* The receive side: recvbuf may be MPI_IN_PLACE at the root only. */
+static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, const void *sendbuf, int root, const char *why)
+{
+    if (recvbuf == MPI_IN_PLACE)
+        return c->rank == root ? MPI_SUCCESS : vbt_api_coll_bad_in_place(c, call, "recvbuf", why);
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, recvcount, recvtype));
+    if (unlikely(c->rank == root && sendbuf == recvbuf && recvcount > 0))
+        return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                               "sendbuf and recvbuf are the same buffer, which MPI forbids: pass "
+                               "MPI_IN_PLACE as recvbuf at the root to work in place");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatter";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
+    if (c->rank == root) {
+        if (unlikely(sendbuf == MPI_IN_PLACE))
+            return vbt_api_coll_bad_in_place(c, call, "sendbuf",
+                                             "which is allowed for recvbuf (at the root) only");
+        VBT_API_CHECK(
+            vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, sendcount, sendtype));
+    }
+    VBT_API_CHECK(check_recv(c, call, recvbuf, recvcount, recvtype, sendbuf, root,
+                             "which MPI_Scatter allows at the root only"));
+    st = vbt_coll_scatter(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                          recvtype, root);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatterv";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
+    if (c->rank == root) {
+        int any = 0;
+
+        VBT_API_CHECK(vbt_api_coll_check_counts(c, call, "sendcounts", sendcounts, "displs", displs,
+                                                c->size));
+        for (int i = 0; i < c->size; i++)
+            any |= sendcounts[i] > 0;
+        if (unlikely(sendbuf == MPI_IN_PLACE))
+            return vbt_api_coll_bad_in_place(c, call, "sendbuf",
+                                             "which is allowed for recvbuf (at the root) only");
+        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, any, sendtype));
+    }
+    VBT_API_CHECK(check_recv(c, call, recvbuf, recvcount, recvtype, sendbuf, root,
+                             "which MPI_Scatterv allows at the root only"));
+    st = vbt_coll_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount,
+                           recvtype, root);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}

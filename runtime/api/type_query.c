@@ -1,0 +1,191 @@
+/* What a datatype says about itself: extents, sizes, names, how it was built; and
+ * MPI_Get_address. */
+#include "vbt_api.h"
+#include "vbt_datatype.h"
+
+#include <stdint.h>
+#include <string.h>
+
+VBT_PMPI_ALIAS(Type_get_extent)
+VBT_PMPI_ALIAS(Type_get_extent_x)
+VBT_PMPI_ALIAS(Type_get_true_extent)
+VBT_PMPI_ALIAS(Type_get_true_extent_x)
+VBT_PMPI_ALIAS(Type_size_x)
+VBT_PMPI_ALIAS(Type_get_name)
+VBT_PMPI_ALIAS(Type_set_name)
+VBT_PMPI_ALIAS(Type_get_envelope)
+VBT_PMPI_ALIAS(Type_get_contents)
+VBT_PMPI_ALIAS(Get_address)
+
+/* The type behind datatype, or the error raised from call. */
+static int query_type(const char *call, MPI_Datatype dt, vbt_dtype_t **t_p)
+{
+    *t_p = vbt_dtype_get(dt);
+    if (likely(*t_p != NULL))
+        return MPI_SUCCESS;
+    if (dt == MPI_DATATYPE_NULL)
+        return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
+                               "argument datatype is MPI_DATATYPE_NULL; pass a datatype");
+    return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
+                           "argument datatype (handle %#lx) is not a valid datatype (freed, or "
+                           "never returned by a datatype constructor)",
+                           (unsigned long)(uintptr_t)dt);
+}
+
+#define QUERY(_call, _dt, _t)                                                                      \
+    do {                                                                                           \
+        int _rc;                                                                                   \
+        VBT_API_ENTER(_call);                                                                      \
+        _rc = query_type(_call, _dt, &_t);                                                         \
+        if (unlikely(_rc != MPI_SUCCESS))                                                          \
+            return _rc;                                                                            \
+    } while (0)
+
+#define OUT_PTR(_call, _p, _name)                                                                  \
+    do {                                                                                           \
+        if (unlikely((_p) == NULL))                                                                \
+            return vbt_error_raise(NULL, _call, MPI_ERR_ARG,                                       \
+                                   "argument " _name " is NULL; pass a valid address");            \
+    } while (0)
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_extent", datatype, t);
+    OUT_PTR("MPI_Type_get_extent", lb, "lb");
+    OUT_PTR("MPI_Type_get_extent", extent, "extent");
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_extent_x", datatype, t);
+    OUT_PTR("MPI_Type_get_extent_x", lb, "lb");
+    OUT_PTR("MPI_Type_get_extent_x", extent, "extent");
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_true_extent", datatype, t);
+    OUT_PTR("MPI_Type_get_true_extent", true_lb, "true_lb");
+    OUT_PTR("MPI_Type_get_true_extent", true_extent, "true_extent");
+    *true_lb = t->true_lb;
+    *true_extent = t->true_ub - t->true_lb;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_true_extent_x", datatype, t);
+    OUT_PTR("MPI_Type_get_true_extent_x", true_lb, "true_lb");
+    OUT_PTR("MPI_Type_get_true_extent_x", true_extent, "true_extent");
+    *true_lb = t->true_lb;
+    *true_extent = t->true_ub - t->true_lb;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_size_x", datatype, t);
+    OUT_PTR("MPI_Type_size_x", size, "size");
+    *size = (MPI_Count)t->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_name", datatype, t);
+    OUT_PTR("MPI_Type_get_name", type_name, "type_name");
+    OUT_PTR("MPI_Type_get_name", resultlen, "resultlen");
+    strcpy(type_name, t->name);
+    *resultlen = (int)strlen(t->name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_set_name", datatype, t);
+    OUT_PTR("MPI_Type_set_name", type_name, "type_name");
+    /* Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters, as MPI allows. */
+    strncpy(t->name, type_name, sizeof(t->name) - 1);
+    t->name[sizeof(t->name) - 1] = '\0';
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    vbt_dtype_t *t;
+
+    QUERY("MPI_Type_get_envelope", datatype, t);
+    OUT_PTR("MPI_Type_get_envelope", num_integers, "num_integers");
+    OUT_PTR("MPI_Type_get_envelope", num_addresses, "num_addresses");
+    OUT_PTR("MPI_Type_get_envelope", num_datatypes, "num_datatypes");
+    OUT_PTR("MPI_Type_get_envelope", combiner, "combiner");
+    *num_integers = t->nints;
+    *num_addresses = t->naints;
+    *num_datatypes = t->ntypes;
+    *combiner = t->predefined ? MPI_COMBINER_NAMED : t->combiner;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    const char *call = "MPI_Type_get_contents";
+    vbt_dtype_t *t;
+
+    QUERY(call, datatype, t);
+    if (t->predefined)
+        return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
+                               "argument datatype is the predefined %s, which has no contents "
+                               "(MPI_Type_get_envelope says MPI_COMBINER_NAMED)",
+                               t->name);
+    if (max_integers < t->nints || max_addresses < t->naints || max_datatypes < t->ntypes)
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "the arrays hold %d integers, %d addresses and %d datatypes, but "
+                               "the type needs %d, %d and %d (see MPI_Type_get_envelope)",
+                               max_integers, max_addresses, max_datatypes, t->nints, t->naints,
+                               t->ntypes);
+    if ((t->nints > 0 && array_of_integers == NULL) ||
+        (t->naints > 0 && array_of_addresses == NULL) ||
+        (t->ntypes > 0 && array_of_datatypes == NULL))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG, "an output array is NULL");
+    if (t->nints > 0)
+        memcpy(array_of_integers, t->ints, (size_t)t->nints * sizeof(*t->ints));
+    if (t->naints > 0)
+        memcpy(array_of_addresses, t->aints, (size_t)t->naints * sizeof(*t->aints));
+    /* Derived types come back as handles the caller must free (MPI-3.1 4.1.13). */
+    for (int i = 0; i < t->ntypes; i++) {
+        vbt_dtype_handle_add(t->types[i]);
+        array_of_datatypes[i] = vbt_dtype_handle(t->types[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    VBT_API_ENTER("MPI_Get_address");
+    OUT_PTR("MPI_Get_address", address, "address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}

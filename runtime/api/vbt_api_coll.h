@@ -1,0 +1,57 @@
+/* Argument checks shared by the collective entry points (coll_*.c). Each returns MPI_SUCCESS
+ * or the error class raised through the communicator's handler, with a message naming the
+ * call, the argument and the problem. */
+#ifndef VBT_API_COLL_H
+#define VBT_API_COLL_H
+
+#include "vbt_api_p2p.h"
+#include "vbt_coll.h"
+#include "vbt_op.h"
+
+/* Names of one buffer's three arguments, e.g. {"sendbuf", "sendcount", "sendtype"}. */
+typedef struct {
+    const char *buf, *count, *type;
+} vbt_api_bufname_t;
+
+extern const vbt_api_bufname_t vbt_api_send, vbt_api_recv, vbt_api_inout;
+
+int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
+                            const void *buf, int count, MPI_Datatype dt)
+    __attribute__((noinline, cold));
+int vbt_api_coll_bad_root(vbt_comm_t *c, const char *call, int root)
+    __attribute__((noinline, cold));
+/* A buffer argument is MPI_IN_PLACE where MPI does not allow it (why: where it is allowed). */
+int vbt_api_coll_bad_in_place(vbt_comm_t *c, const char *call, const char *arg, const char *why)
+    __attribute__((noinline, cold));
+/* sendbuf and recvbuf are the same address (MPI forbids aliasing; MPI_IN_PLACE is the way). */
+int vbt_api_coll_aliased(vbt_comm_t *c, const char *call) __attribute__((noinline, cold));
+/* An array of n counts (and displacements when displs_name is set): present, counts >= 0. */
+int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *counts_name,
+                              const int *counts, const char *displs_name, const int *displs, int n);
+/* The op handle is valid and may combine dt; *op_p set on success. */
+int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
+                          const vbt_op_t **op_p);
+
+/* buf/count/datatype of a collective: a valid, committed datatype, count >= 0, buf set when
+ * count > 0 (unless the type's data lies at absolute addresses, for MPI_BOTTOM). MPI_IN_PLACE
+ * is not a buffer: callers resolve it first. */
+static inline int vbt_api_coll_check_buffer(vbt_comm_t *c, const char *call,
+                                            const vbt_api_bufname_t *name, const void *buf,
+                                            int count, MPI_Datatype dt)
+{
+    const vbt_dtype_t *t = vbt_dtype_get(dt);
+
+    if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t)))
+        return vbt_api_coll_bad_buffer(c, call, name, buf, count, dt);
+    return MPI_SUCCESS;
+}
+
+/* An intracommunicator's root: 0..size-1. */
+static inline int vbt_api_coll_check_root(vbt_comm_t *c, const char *call, int root)
+{
+    if (likely(root >= 0 && root < c->size))
+        return MPI_SUCCESS;
+    return vbt_api_coll_bad_root(c, call, root);
+}
+
+#endif

@@ -1,0 +1,208 @@
+/* Keyvals live in a table indexed by id - VBT_KEYVAL_BASE; a slot is reused once its keyval is
+ * gone (freed by the application and no attribute left). Attributes are a short list per
+ * communicator, newest first. */
+#include "vbt_attr.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static vbt_keyval_t **keyvals;
+static int nkeyvals;
+
+/* The predefined callbacks are the integers 0 and 1 (mpi.h), recognised by value. */
+static int is_null_copy(MPI_Comm_copy_attr_function *fn)
+{
+    return (uintptr_t)fn == (uintptr_t)MPI_COMM_NULL_COPY_FN;
+}
+
+static int is_dup_copy(MPI_Comm_copy_attr_function *fn)
+{
+    return (uintptr_t)fn == (uintptr_t)MPI_COMM_DUP_FN;
+}
+
+vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
+                               MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
+                               int *keyval_p)
+{
+    vbt_keyval_t *kv = malloc(sizeof(*kv));
+    int slot;
+
+    if (kv == NULL)
+        return VBT_ERR_NO_MEMORY;
+    for (slot = 0; slot < nkeyvals && keyvals[slot] != NULL; slot++)
+        ;
+    if (slot == nkeyvals) {
+        int n = nkeyvals ? 2 * nkeyvals : 16;
+        vbt_keyval_t **t = realloc(keyvals, (size_t)n * sizeof(*t));
+        if (t == NULL) {
+            free(kv);
+            return VBT_ERR_NO_MEMORY;
+        }
+        for (int i = nkeyvals; i < n; i++)
+            t[i] = NULL;
+        keyvals = t;
+        nkeyvals = n;
+    }
+    *kv = (vbt_keyval_t){.id = VBT_KEYVAL_BASE + slot,
+                         .refcount = 1,
+                         .copy_fn = copy_fn,
+                         .delete_fn = delete_fn,
+                         .extra_state = extra_state};
+    keyvals[slot] = kv;
+    *keyval_p = kv->id;
+    return VBT_OK;
+}
+
+vbt_keyval_t *vbt_keyval_get(int keyval)
+{
+    int slot = keyval - VBT_KEYVAL_BASE;
+
+    if (slot < 0 || slot >= nkeyvals || keyvals[slot] == NULL || keyvals[slot]->freed)
+        return NULL;
+    return keyvals[slot];
+}
+
+static void keyval_release(vbt_keyval_t *kv)
+{
+    if (--kv->refcount > 0)
+        return;
+    keyvals[kv->id - VBT_KEYVAL_BASE] = NULL;
+    free(kv);
+}
+
+void vbt_keyval_free(vbt_keyval_t *kv)
+{
+    kv->freed = 1;
+    keyval_release(kv);
+}
+
+static vbt_attr_t **find(vbt_comm_t *comm, const vbt_keyval_t *kv)
+{
+    vbt_attr_t **pp;
+
+    for (pp = &comm->attrs; *pp != NULL; pp = &(*pp)->next) {
+        if ((*pp)->keyval == kv)
+            return pp;
+    }
+    return NULL;
+}
+
+static int call_delete(vbt_comm_t *comm, vbt_attr_t *a)
+{
+    vbt_keyval_t *kv = a->keyval;
+
+    if (kv->delete_fn == MPI_COMM_NULL_DELETE_FN)
+        return MPI_SUCCESS;
+    return kv->delete_fn(comm->handle, kv->id, a->value, kv->extra_state);
+}
+
+int vbt_attr_set(vbt_comm_t *comm, vbt_keyval_t *kv, void *value)
+{
+    vbt_attr_t **pp = find(comm, kv), *a;
+    int rc;
+
+    if (pp != NULL) {
+        /* As if MPI_Comm_delete_attr came first: the old value's delete callback runs. */
+        rc = call_delete(comm, *pp);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        (*pp)->value = value;
+        return MPI_SUCCESS;
+    }
+    a = malloc(sizeof(*a));
+    if (a == NULL)
+        return MPI_ERR_NO_MEM;
+    a->keyval = kv;
+    a->value = value;
+    a->next = comm->attrs;
+    comm->attrs = a;
+    kv->refcount++;
+    return MPI_SUCCESS;
+}
+
+int vbt_attr_get(const vbt_comm_t *comm, int keyval, void **value_p)
+{
+    for (const vbt_attr_t *a = comm->attrs; a != NULL; a = a->next) {
+        if (a->keyval->id == keyval) {
+            *value_p = a->value;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void unlink_attr(vbt_attr_t **pp)
+{
+    vbt_attr_t *a = *pp;
+
+    *pp = a->next;
+    keyval_release(a->keyval);
+    free(a);
+}
+
+int vbt_attr_delete(vbt_comm_t *comm, vbt_keyval_t *kv)
+{
+    vbt_attr_t **pp = find(comm, kv);
+    int rc;
+
+    if (pp == NULL)
+        return MPI_SUCCESS;
+    rc = call_delete(comm, *pp);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    unlink_attr(pp);
+    return MPI_SUCCESS;
+}
+
+int vbt_attr_copy_all(vbt_comm_t *from, vbt_comm_t *to)
+{
+    vbt_attr_t **tail = &to->attrs;
+
+    /* Same order as on from: newest first. */
+    for (vbt_attr_t *a = from->attrs; a != NULL; a = a->next) {
+        vbt_keyval_t *kv = a->keyval;
+        void *out = NULL;
+        int flag = 0, rc;
+        vbt_attr_t *copy;
+
+        if (is_null_copy(kv->copy_fn))
+            continue;
+        if (is_dup_copy(kv->copy_fn)) {
+            out = a->value;
+            flag = 1;
+        } else {
+            rc = kv->copy_fn(from->handle, kv->id, kv->extra_state, a->value, &out, &flag);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        if (!flag)
+            continue;
+        copy = malloc(sizeof(*copy));
+        if (copy == NULL)
+            return MPI_ERR_NO_MEM;
+        copy->keyval = kv;
+        copy->value = out;
+        copy->next = NULL;
+        *tail = copy;
+        tail = &copy->next;
+        kv->refcount++;
+    }
+    return MPI_SUCCESS;
+}
+
+int vbt_attr_delete_all(vbt_comm_t *comm)
+{
+    while (comm->attrs != NULL) {
+        int rc = call_delete(comm, comm->attrs);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        unlink_attr(&comm->attrs);
+    }
+    return MPI_SUCCESS;
+}
+
+void vbt_attr_delete_all_quiet(vbt_comm_t *comm)
+{
+    while (comm->attrs != NULL)
+        unlink_attr(&comm->attrs);
+}

@@ -1,0 +1,53 @@
+/* Attribute caching on communicators: keyvals with their copy and delete callbacks, and the
+ * attributes set on each communicator. Callbacks are called as MPI-4.1 Sec. 7.7 says: the copy
+ * callback by MPI_Comm_dup (for the attributes it keeps), the delete callback when an attribute
+ * is deleted, replaced, or its communicator freed. */
+#ifndef VBT_ATTR_H
+#define VBT_ATTR_H
+
+#include <mpi.h>
+
+#include "vbt_comm.h"
+#include "vbt_status.h"
+
+/* Keyvals handed out are VBT_KEYVAL_BASE and up: clear of MPI_KEYVAL_INVALID and of the
+ * predefined attribute keys of mpi.h. */
+#define VBT_KEYVAL_BASE 0x10000
+
+typedef struct vbt_keyval {
+    int id;
+    int refcount; /* the application's (until MPI_Comm_free_keyval) and one per attribute */
+    int freed;
+    MPI_Comm_copy_attr_function *copy_fn;
+    MPI_Comm_delete_attr_function *delete_fn;
+    void *extra_state;
+} vbt_keyval_t;
+
+typedef struct vbt_attr {
+    struct vbt_attr *next;
+    vbt_keyval_t *keyval;
+    void *value;
+} vbt_attr_t;
+
+vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
+                               MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
+                               int *keyval_p);
+/* The keyval behind an id, or NULL (unknown, or already freed by the application). */
+vbt_keyval_t *vbt_keyval_get(int keyval);
+/* MPI_Comm_free_keyval: attributes set with it keep it alive until they are deleted. */
+void vbt_keyval_free(vbt_keyval_t *kv);
+
+/* These return MPI_SUCCESS or the error code a callback returned. */
+int vbt_attr_set(vbt_comm_t *comm, vbt_keyval_t *kv, void *value);
+int vbt_attr_delete(vbt_comm_t *comm, vbt_keyval_t *kv);
+/* Every attribute of from whose copy callback says so goes to to. */
+int vbt_attr_copy_all(vbt_comm_t *from, vbt_comm_t *to);
+/* Delete every attribute, newest first; stops at the first callback that fails. */
+int vbt_attr_delete_all(vbt_comm_t *comm);
+/* Drop what is left without calling callbacks (destruction at MPI_Finalize). */
+void vbt_attr_delete_all_quiet(vbt_comm_t *comm);
+
+/* Is an attribute set for keyval on comm? Its value in *value_p if so. */
+int vbt_attr_get(const vbt_comm_t *comm, int keyval, void **value_p);
+
+#endif
