@@ -1,5 +1,6 @@
 #!/bin/sh
-# The OSU-style benchmark sources (examples/osu) are plain MPI: they build standalone with the
+# The OSU-style benchmark sources (examples/osu, point-to-point and collective) are plain MPI:
+# they build standalone with the
 # build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror) and start as a world of one rank
 # (-h: usage, exit 0; one rank: "needs exactly 2 ranks", exit 2). Where Open MPI's or MPICH's
 # mpicc is installed (mpicc.openmpi, mpicc.mpich), they build with those too and run a short
@@ -11,7 +12,9 @@ set -u
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 src="$abs_top_srcdir/examples/osu"
 plot="$src/vbt-osu-plot"
-benches="latency bw bibw mbw_mr multi_lat"
+benches="latency bw bibw mbw_mr multi_lat barrier"
+# The collective ones share a driver, osu_coll.c.
+coll_benches="bcast reduce allreduce gather scatter allgather alltoall reduce_scatter"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
@@ -28,9 +31,11 @@ build() {
     _cc=$2
     shift 2
     mkdir -p "$tmp/$_name"
-    for b in $benches; do
-        if ! _out=$("$_cc" "$@" -o "$tmp/$_name/vbt_osu_$b" "$src/osu_$b.c" "$src/osu_common.c" 2>&1); then
-            failed "$_name: $_cc $* osu_$b.c osu_common.c" "$_out"
+    for b in $benches $coll_benches; do
+        _extra=
+        case " $coll_benches " in *" $b "*) _extra="$src/osu_coll.c" ;; esac
+        if ! _out=$("$_cc" "$@" -o "$tmp/$_name/vbt_osu_$b" "$src/osu_$b.c" "$src/osu_common.c" $_extra 2>&1); then
+            failed "$_name: $_cc $* osu_$b.c osu_common.c $_extra" "$_out"
             return 1
         fi
     done
