@@ -1,7 +1,7 @@
 #!/bin/sh
 # The OSU-style benchmark sources (examples/osu, point-to-point and collective) are plain MPI:
-# they build standalone with the
-# build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror) and start as a world of one rank
+# they build standalone with the build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror)
+# and start as a world of one rank
 # (-h: usage, exit 0; one rank: "needs exactly 2 ranks", exit 2). Where Open MPI's or MPICH's
 # mpicc is installed (mpicc.openmpi, mpicc.mpich), they build with those too and run a short
 # validated job over that MPI on this machine. Where gnuplot is installed, vbt-osu-plot draws
