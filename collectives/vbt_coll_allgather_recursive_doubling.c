@@ -15,12 +15,9 @@ vbt_status_t vbt_coll_allgather_recursive_doubling(vbt_comm_t *comm, void *rbuf,
                                                    MPI_Datatype rdt)
 {
     int n = comm->size, me = comm->rank;
-    int pof2 = 1, rem, newrank;
+    int pof2 = vbt_coll_pof2_floor(n), rem = n - pof2, newrank;
     vbt_status_t st = VBT_OK;
 
-    while (pof2 * 2 <= n)
-        pof2 *= 2;
-    rem = n - pof2;
     if (me < 2 * rem) {
         if (me % 2 == 0) {
             st = vbt_coll_send(comm, vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount, rdt,

@@ -19,8 +19,8 @@ static size_t sum(const size_t *cnts, int from, int to)
 vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                              size_t count, MPI_Datatype dt, const vbt_op_t *op)
 {
-    int n = comm->size, me = comm->rank;
-    int pof2 = 1, rem, newrank, mask;
+    int n = comm->size;
+    int pof2, rem, newrank, mask;
     int send_idx = 0, recv_idx = 0, last_idx;
     size_t *cnts = NULL, *disps;
     void *tmp;
@@ -32,8 +32,7 @@ vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf,
     tmp = vbt_coll_tmp_alloc(count, dt);
     if (tmp == NULL)
         return VBT_ERR_NO_MEMORY;
-    while (pof2 * 2 <= n)
-        pof2 *= 2;
+    pof2 = vbt_coll_pof2_floor(n);
     rem = n - pof2;
     cnts = malloc(2 * (size_t)pof2 * sizeof(*cnts));
     if (cnts == NULL) {
@@ -46,28 +45,16 @@ vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf,
         disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
     }
 
-    if (me < 2 * rem) {
-        if (me % 2 == 0) {
-            st = vbt_coll_send(comm, rbuf, count, dt, me + 1, VBT_COLL_TAG_ALLREDUCE);
-            newrank = -1;
-        } else {
-            st = vbt_coll_recv(comm, tmp, count, dt, me - 1, VBT_COLL_TAG_ALLREDUCE);
-            if (st == VBT_OK)
-                st = vbt_coll_reduce_local(op, tmp, rbuf, count, dt);
-            newrank = me / 2;
-        }
-        if (st != VBT_OK)
-            goto out;
-    } else {
-        newrank = me - rem;
-    }
+    st = vbt_coll_pof2_fold(comm, rbuf, tmp, count, dt, op, rem, VBT_COLL_TAG_ALLREDUCE, &newrank);
+    if (st != VBT_OK)
+        goto out;
 
     if (newrank >= 0) {
         /* Reduce-scatter by recursive halving: [recv_idx, last_idx) is the range still ours. */
         last_idx = pof2;
         for (mask = 1; mask < pof2; mask <<= 1) {
             int newdst = newrank ^ mask;
-            int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+            int dst = vbt_coll_pof2_rank(newdst, rem);
             size_t scnt, rcnt;
 
             if (newrank < newdst) {
@@ -97,7 +84,7 @@ vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf,
         /* Allgather by recursive doubling, retracing the halving in reverse. */
         for (mask = pof2 / 2; mask > 0; mask >>= 1) {
             int newdst = newrank ^ mask;
-            int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+            int dst = vbt_coll_pof2_rank(newdst, rem);
             size_t scnt, rcnt;
 
             if (newrank < newdst) {
@@ -121,12 +108,7 @@ vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf,
         }
     }
 
-    if (me < 2 * rem) {
-        if (me % 2)
-            st = vbt_coll_send(comm, rbuf, count, dt, me - 1, VBT_COLL_TAG_ALLREDUCE);
-        else
-            st = vbt_coll_recv(comm, rbuf, count, dt, me + 1, VBT_COLL_TAG_ALLREDUCE);
-    }
+    st = vbt_coll_pof2_unfold(comm, rbuf, count, dt, rem, VBT_COLL_TAG_ALLREDUCE);
 out:
     free(cnts);
     vbt_coll_tmp_free(tmp, dt);

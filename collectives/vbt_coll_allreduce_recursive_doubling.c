@@ -12,7 +12,7 @@ vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void 
 {
     int n = comm->size, me = comm->rank;
     int commute = vbt_op_commutative(op);
-    int pof2 = 1, rem, newrank;
+    int pof2, rem, newrank;
     void *tmp;
     vbt_status_t st;
 
@@ -22,29 +22,16 @@ vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void 
     tmp = vbt_coll_tmp_alloc(count, dt);
     if (tmp == NULL)
         return VBT_ERR_NO_MEMORY;
-    while (pof2 * 2 <= n)
-        pof2 *= 2;
+    pof2 = vbt_coll_pof2_floor(n);
     rem = n - pof2;
 
-    if (me < 2 * rem) {
-        if (me % 2 == 0) {
-            st = vbt_coll_send(comm, rbuf, count, dt, me + 1, VBT_COLL_TAG_ALLREDUCE);
-            newrank = -1;
-        } else {
-            st = vbt_coll_recv(comm, tmp, count, dt, me - 1, VBT_COLL_TAG_ALLREDUCE);
-            if (st == VBT_OK) /* rank me - 1 is the left operand */
-                st = vbt_coll_reduce_local(op, tmp, rbuf, count, dt);
-            newrank = me / 2;
-        }
-        if (st != VBT_OK)
-            goto out;
-    } else {
-        newrank = me - rem;
-    }
+    st = vbt_coll_pof2_fold(comm, rbuf, tmp, count, dt, op, rem, VBT_COLL_TAG_ALLREDUCE, &newrank);
+    if (st != VBT_OK)
+        goto out;
 
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int newdst = newrank ^ mask;
-        int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+        int dst = vbt_coll_pof2_rank(newdst, rem);
 
         st = vbt_coll_sendrecv(comm, rbuf, count, dt, dst, tmp, count, dt, dst,
                                VBT_COLL_TAG_ALLREDUCE);
@@ -61,12 +48,7 @@ vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void 
             goto out;
     }
 
-    if (me < 2 * rem) {
-        if (me % 2)
-            st = vbt_coll_send(comm, rbuf, count, dt, me - 1, VBT_COLL_TAG_ALLREDUCE);
-        else
-            st = vbt_coll_recv(comm, rbuf, count, dt, me + 1, VBT_COLL_TAG_ALLREDUCE);
-    }
+    st = vbt_coll_pof2_unfold(comm, rbuf, count, dt, rem, VBT_COLL_TAG_ALLREDUCE);
 out:
     vbt_coll_tmp_free(tmp, dt);
     return st;

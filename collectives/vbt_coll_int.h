@@ -119,6 +119,23 @@ vbt_status_t vbt_coll_sendrecv(vbt_comm_t *comm, const void *sbuf, size_t scount
                                int dest, void *rbuf, size_t rcount, MPI_Datatype rdt, int src,
                                int tag);
 
+/* ---- reducing over a group that is not a power of two (vbt_coll_util.c) --------------------- */
+
+/* The largest power of two not above n. */
+int vbt_coll_pof2_floor(int n);
+/* Fold a group of n = pof2 + rem ranks into pof2 for an allreduce of buf: of the first 2 * rem
+ * ranks, each even one hands its vector to the odd one above it, which adds it (as the left
+ * operand, so rank order is kept) into buf through tmp (count elements). *newrank_p is the
+ * rank's place in the folded group, or -1 for a rank that only waits for the result. */
+vbt_status_t vbt_coll_pof2_fold(vbt_comm_t *comm, void *buf, void *tmp, size_t count,
+                                MPI_Datatype dt, const vbt_op_t *op, int rem, int tag,
+                                int *newrank_p);
+/* The real rank of place newrank of the folded group. */
+int vbt_coll_pof2_rank(int newrank, int rem);
+/* Hand the result in buf back to the ranks the fold left out. */
+vbt_status_t vbt_coll_pof2_unfold(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
+                                  int rem, int tag);
+
 /* ---- algorithms (one file each: vbt_coll_<collective>_<algorithm>.c) ------------------------- */
 
 vbt_status_t vbt_coll_bcast_binomial(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
@@ -198,5 +215,11 @@ vbt_status_t vbt_coll_scan_recursive_doubling(vbt_comm_t *comm, const void *sbuf
                                               size_t count, MPI_Datatype dt, const vbt_op_t *op);
 vbt_status_t vbt_coll_exscan_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                                 size_t count, MPI_Datatype dt, const vbt_op_t *op);
+/* The rounds both scans share (in vbt_coll_scan_recursive_doubling.c), mine being this rank's
+ * contribution. Inclusive, rbuf holds mine on entry and every lower group's partial is added
+ * to it; exclusive, rbuf gets only what comes from lower groups (the first partial copied, later
+ * ones added on the left). n > 1. */
+vbt_status_t vbt_coll_scan_rounds(vbt_comm_t *comm, const void *mine, void *rbuf, size_t count,
+                                  MPI_Datatype dt, const vbt_op_t *op, int exclusive, int tag);
 
 #endif

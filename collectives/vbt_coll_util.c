@@ -231,3 +231,54 @@ vbt_status_t vbt_coll_vdup(const vbt_coll_vbuf_t *v, int n, const void *buf, voi
     *base_p = base;
     return VBT_OK;
 }
+
+int vbt_coll_pof2_floor(int n)
+{
+    int pof2 = 1;
+
+    while (pof2 * 2 <= n)
+        pof2 *= 2;
+    return pof2;
+}
+
+vbt_status_t vbt_coll_pof2_fold(vbt_comm_t *comm, void *buf, void *tmp, size_t count,
+                                MPI_Datatype dt, const vbt_op_t *op, int rem, int tag,
+                                int *newrank_p)
+{
+    int me = comm->rank;
+    vbt_status_t st;
+
+    if (me >= 2 * rem) {
+        *newrank_p = me - rem;
+        return VBT_OK;
+    }
+    if (me % 2 == 0) {
+        st = vbt_coll_send(comm, buf, count, dt, me + 1, tag);
+        if (st == VBT_OK)
+            *newrank_p = -1;
+        return st;
+    }
+    st = vbt_coll_recv(comm, tmp, count, dt, me - 1, tag);
+    if (st == VBT_OK) /* rank me - 1 is the left operand */
+        st = vbt_coll_reduce_local(op, tmp, buf, count, dt);
+    if (st == VBT_OK)
+        *newrank_p = me / 2;
+    return st;
+}
+
+int vbt_coll_pof2_rank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+vbt_status_t vbt_coll_pof2_unfold(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
+                                  int rem, int tag)
+{
+    int me = comm->rank;
+
+    if (me >= 2 * rem)
+        return VBT_OK;
+    if (me % 2)
+        return vbt_coll_send(comm, buf, count, dt, me - 1, tag);
+    return vbt_coll_recv(comm, buf, count, dt, me + 1, tag);
+}

@@ -55,6 +55,15 @@ static int bad_keyval(vbt_comm_t *c, const char *call, int keyval)
                            keyval);
 }
 
+/* The keyval behind handle keyval, or the error raised from call. */
+static int get_keyval(vbt_comm_t *c, const char *call, int keyval, vbt_keyval_t **kv_p)
+{
+    *kv_p = vbt_keyval_get(keyval);
+    if (*kv_p == NULL)
+        return bad_keyval(c, call, keyval);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                             void *extra_state)
@@ -75,9 +84,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 
     VBT_API_ENTER("MPI_Comm_free_keyval");
     VBT_API_PTR(NULL, "MPI_Comm_free_keyval", comm_keyval, "comm_keyval");
-    kv = vbt_keyval_get(*comm_keyval);
-    if (kv == NULL)
-        return bad_keyval(NULL, "MPI_Comm_free_keyval", *comm_keyval);
+    VBT_API_CHECK(get_keyval(NULL, "MPI_Comm_free_keyval", *comm_keyval, &kv));
     vbt_keyval_free(kv);
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
@@ -90,9 +97,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
     VBT_API_ENTER("MPI_Comm_set_attr");
     VBT_API_COMM(c, comm, "MPI_Comm_set_attr");
-    kv = vbt_keyval_get(comm_keyval);
-    if (kv == NULL)
-        return bad_keyval(c, "MPI_Comm_set_attr", comm_keyval);
+    VBT_API_CHECK(get_keyval(c, "MPI_Comm_set_attr", comm_keyval, &kv));
     rc = vbt_attr_set(c, kv, attribute_val);
     if (rc != MPI_SUCCESS)
         return vbt_error_raise(c, "MPI_Comm_set_attr", rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_OTHER,
@@ -131,9 +136,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
     VBT_API_ENTER("MPI_Comm_delete_attr");
     VBT_API_COMM(c, comm, "MPI_Comm_delete_attr");
-    kv = vbt_keyval_get(comm_keyval);
-    if (kv == NULL)
-        return bad_keyval(c, "MPI_Comm_delete_attr", comm_keyval);
+    VBT_API_CHECK(get_keyval(c, "MPI_Comm_delete_attr", comm_keyval, &kv));
     rc = vbt_attr_delete(c, kv);
     if (rc != MPI_SUCCESS)
         return vbt_error_raise(c, "MPI_Comm_delete_attr", MPI_ERR_OTHER,

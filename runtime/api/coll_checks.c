@@ -70,6 +70,21 @@ int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *count
     return MPI_SUCCESS;
 }
 
+int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype)
+{
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, recvcount, recvtype));
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, sendcount, sendtype));
+    if (unlikely(sendbuf == recvbuf && sendcount > 0))
+        return vbt_api_coll_aliased(c, call);
+    return MPI_SUCCESS;
+}
+
 int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
                           const vbt_op_t **op_p)
 {

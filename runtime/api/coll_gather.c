@@ -89,10 +89,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    if (unlikely(recvbuf == MPI_IN_PLACE))
-        return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
-    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, recvcount, recvtype));
-    VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype, recvbuf, 1, NULL));
+    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype));
     st = vbt_coll_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                             recvtype);
     if (unlikely(st != VBT_OK))

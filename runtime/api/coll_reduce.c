@@ -33,6 +33,27 @@ static int check_reduce_args(vbt_comm_t *c, const char *call, const void *sendbu
     return vbt_api_coll_check_op(c, call, op, dt, op_p);
 }
 
+/* Allreduce, Scan and Exscan: every rank passes sendbuf and recvbuf of count elements, and
+ * only the collective differs. */
+typedef vbt_status_t (*reduce_coll_t)(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
+                                      MPI_Datatype dt, const vbt_op_t *op);
+
+static int reduce_everywhere(const char *call, reduce_coll_t coll, const void *sendbuf,
+                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm)
+{
+    const vbt_op_t *o;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    st = coll(c, sendbuf, recvbuf, (size_t)count, datatype, o);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
@@ -62,17 +83,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allreduce";
-    const vbt_op_t *o;
-    vbt_status_t st;
-
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
-    st = vbt_coll_allreduce(c, sendbuf, recvbuf, (size_t)count, datatype, o);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+    return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, sendbuf, recvbuf, count, datatype,
+                             op, comm);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -125,31 +137,13 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    static const char call[] = "MPI_Scan";
-    const vbt_op_t *o;
-    vbt_status_t st;
-
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
-    st = vbt_coll_scan(c, sendbuf, recvbuf, (size_t)count, datatype, o);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+    return reduce_everywhere("MPI_Scan", vbt_coll_scan, sendbuf, recvbuf, count, datatype, op,
+                             comm);
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    static const char call[] = "MPI_Exscan";
-    const vbt_op_t *o;
-    vbt_status_t st;
-
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
-    st = vbt_coll_exscan(c, sendbuf, recvbuf, (size_t)count, datatype, o);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+    return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, sendbuf, recvbuf, count, datatype, op,
+                             comm);
 }

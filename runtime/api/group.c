@@ -91,32 +91,32 @@ static int new_group(const char *call, vbt_status_t status, vbt_group_t **g, MPI
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+/* Group_incl and Group_excl: the same checks, and the ranks kept or dropped. */
+static int list_common(const char *call, MPI_Group group, int n, const int ranks[],
+                       MPI_Group *newgroup, int incl)
 {
     vbt_group_t *out = NULL;
+    vbt_status_t status;
     int rc;
 
-    VBT_API_ENTER("MPI_Group_incl");
-    VBT_API_GROUP(g, group, "MPI_Group_incl", "group");
-    VBT_API_PTR(NULL, "MPI_Group_incl", newgroup, "newgroup");
-    rc = check_list("MPI_Group_incl", g, n, ranks);
+    VBT_API_ENTER(call);
+    VBT_API_GROUP(g, group, call, "group");
+    VBT_API_PTR(NULL, call, newgroup, "newgroup");
+    rc = check_list(call, g, n, ranks);
     if (rc != MPI_SUCCESS)
         return rc;
-    return new_group("MPI_Group_incl", vbt_group_incl(g, n, ranks, &out), &out, newgroup);
+    status = incl ? vbt_group_incl(g, n, ranks, &out) : vbt_group_excl(g, n, ranks, &out);
+    return new_group(call, status, &out, newgroup);
+}
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return list_common("MPI_Group_incl", group, n, ranks, newgroup, 1);
 }
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    vbt_group_t *out = NULL;
-    int rc;
-
-    VBT_API_ENTER("MPI_Group_excl");
-    VBT_API_GROUP(g, group, "MPI_Group_excl", "group");
-    VBT_API_PTR(NULL, "MPI_Group_excl", newgroup, "newgroup");
-    rc = check_list("MPI_Group_excl", g, n, ranks);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return new_group("MPI_Group_excl", vbt_group_excl(g, n, ranks, &out), &out, newgroup);
+    return list_common("MPI_Group_excl", group, n, ranks, newgroup, 0);
 }
 
 static int range_common(const char *call, MPI_Group group, int n, int ranges[][3],

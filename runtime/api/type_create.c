@@ -83,13 +83,6 @@ static int created(const char *call, vbt_status_t st, vbt_dtype_t *t, int combin
     return MPI_SUCCESS;
 }
 
-#define CHECK(_e)                                                                                  \
-    do {                                                                                           \
-        int _rc = (_e);                                                                            \
-        if (unlikely(_rc != MPI_SUCCESS))                                                          \
-            return _rc;                                                                            \
-    } while (0)
-
 #define CHECK_NEWTYPE(_call, _p)                                                                   \
     do {                                                                                           \
         if (unlikely((_p) == NULL))                                                                \
@@ -105,11 +98,23 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    CHECK(check_count(call, "count", count));
-    CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(check_count(call, "count", count));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_create_contiguous((size_t)count, old, &t);
     return created(call, st, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &old, newtype);
+}
+
+/* The arguments Type_vector and Type_create_hvector share (their strides need no check). */
+static int check_vector(const char *call, int count, int blocklength, MPI_Datatype oldtype,
+                        const MPI_Datatype *newtype, vbt_dtype_t **old_p)
+{
+    VBT_API_ENTER(call);
+    VBT_API_CHECK(check_count(call, "count", count));
+    VBT_API_CHECK(check_count(call, "blocklength", blocklength));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, old_p));
+    CHECK_NEWTYPE(call, newtype);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -120,11 +125,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     vbt_dtype_t *old, *t = NULL;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
-    CHECK(check_count(call, "count", count));
-    CHECK(check_count(call, "blocklength", blocklength));
-    CHECK(check_type(call, "oldtype", oldtype, &old));
-    CHECK_NEWTYPE(call, newtype);
+    VBT_API_CHECK(check_vector(call, count, blocklength, oldtype, newtype, &old));
     st = vbt_dtype_create_hvector((size_t)count, (size_t)blocklength,
                                   (MPI_Aint)stride * old->extent, old, &t);
     return created(call, st, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &old, newtype);
@@ -138,11 +139,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     vbt_dtype_t *old, *t = NULL;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
-    CHECK(check_count(call, "count", count));
-    CHECK(check_count(call, "blocklength", blocklength));
-    CHECK(check_type(call, "oldtype", oldtype, &old));
-    CHECK_NEWTYPE(call, newtype);
+    VBT_API_CHECK(check_vector(call, count, blocklength, oldtype, newtype, &old));
     st = vbt_dtype_create_hvector((size_t)count, (size_t)blocklength, stride, old, &t);
     return created(call, st, t, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &old, newtype);
 }
@@ -161,16 +158,16 @@ static int indexed(const char *call, int combiner, int count, int block, const i
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    CHECK(check_count(call, "count", count));
+    VBT_API_CHECK(check_count(call, "count", count));
     if (!block) {
-        CHECK(check_array(call, "array_of_blocklengths", blocklens, count));
-        CHECK(check_blocklens(call, blocklens, count));
+        VBT_API_CHECK(check_array(call, "array_of_blocklengths", blocklens, count));
+        VBT_API_CHECK(check_blocklens(call, blocklens, count));
     } else {
-        CHECK(check_count(call, "blocklength", blocklen));
+        VBT_API_CHECK(check_count(call, "blocklength", blocklen));
     }
-    CHECK(check_array(call, "array_of_displacements", elements ? (const void *)idisps : adisps,
-                      count));
-    CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(check_array(call, "array_of_displacements",
+                              elements ? (const void *)idisps : adisps, count));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     bytes = malloc(((size_t)count + 1) * sizeof(*bytes));
     ints = malloc((2 * (size_t)count + 2) * sizeof(*ints));
@@ -242,11 +239,11 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    CHECK(check_count(call, "count", count));
-    CHECK(check_array(call, "array_of_blocklengths", array_of_blocklengths, count));
-    CHECK(check_array(call, "array_of_displacements", array_of_displacements, count));
-    CHECK(check_array(call, "array_of_types", array_of_types, count));
-    CHECK(check_blocklens(call, array_of_blocklengths, count));
+    VBT_API_CHECK(check_count(call, "count", count));
+    VBT_API_CHECK(check_array(call, "array_of_blocklengths", array_of_blocklengths, count));
+    VBT_API_CHECK(check_array(call, "array_of_displacements", array_of_displacements, count));
+    VBT_API_CHECK(check_array(call, "array_of_types", array_of_types, count));
+    VBT_API_CHECK(check_blocklens(call, array_of_blocklengths, count));
     CHECK_NEWTYPE(call, newtype);
     types = malloc(((size_t)count + 1) * sizeof(*types));
     ints = malloc(((size_t)count + 1) * sizeof(*ints));
@@ -286,7 +283,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_create_resized(old, lb, extent, &t);
     return created(call, st, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &old, newtype);
@@ -305,9 +302,9 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     if (ndims <= 0)
         return vbt_error_raise(NULL, call, MPI_ERR_DIMS,
                                "argument ndims is %d; it must be 1 or more", ndims);
-    CHECK(check_array(call, "array_of_sizes", array_of_sizes, ndims));
-    CHECK(check_array(call, "array_of_subsizes", array_of_subsizes, ndims));
-    CHECK(check_array(call, "array_of_starts", array_of_starts, ndims));
+    VBT_API_CHECK(check_array(call, "array_of_sizes", array_of_sizes, ndims));
+    VBT_API_CHECK(check_array(call, "array_of_subsizes", array_of_subsizes, ndims));
+    VBT_API_CHECK(check_array(call, "array_of_starts", array_of_starts, ndims));
     for (int i = 0; i < ndims; i++) {
         int n = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
         if (n <= 0 || sub < 0 || sub > n || start < 0 || start > n - sub)
@@ -320,7 +317,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument order is %d; use MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
-    CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     ints = malloc((3 * (size_t)ndims + 2) * sizeof(*ints));
     if (ints == NULL)
@@ -345,10 +342,20 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_dup(old, &t);
     return created(call, st, t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &old, newtype);
+}
+
+/* The type behind *datatype for Type_commit and Type_free, which take its address. */
+static int check_type_at(const char *call, const MPI_Datatype *datatype, vbt_dtype_t **t_p)
+{
+    VBT_API_ENTER(call);
+    if (datatype == NULL)
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument datatype is NULL; pass the address of an MPI_Datatype");
+    return check_type(call, "datatype", *datatype, t_p);
 }
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
@@ -356,11 +363,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     const char *call = "MPI_Type_commit";
     vbt_dtype_t *t;
 
-    VBT_API_ENTER(call);
-    if (datatype == NULL)
-        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
-                               "argument datatype is NULL; pass the address of an MPI_Datatype");
-    CHECK(check_type(call, "datatype", *datatype, &t));
+    VBT_API_CHECK(check_type_at(call, datatype, &t));
     /* The flattened form was built with the type: committing only allows communication. */
     t->committed = 1;
     return MPI_SUCCESS;
@@ -371,11 +374,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     const char *call = "MPI_Type_free";
     vbt_dtype_t *t;
 
-    VBT_API_ENTER(call);
-    if (datatype == NULL)
-        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
-                               "argument datatype is NULL; pass the address of an MPI_Datatype");
-    CHECK(check_type(call, "datatype", *datatype, &t));
+    VBT_API_CHECK(check_type_at(call, datatype, &t));
     if (t->predefined)
         return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
                                "argument datatype is the predefined %s, which cannot be freed",

@@ -48,52 +48,57 @@ static int query_type(const char *call, MPI_Datatype dt, vbt_dtype_t **t_p)
                                    "argument " _name " is NULL; pass a valid address");            \
     } while (0)
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+/* The four extent queries differ only in the integer type of their outputs: this checks the
+ * arguments (lb_p and extent_p are the caller's output addresses, named as MPI names them) and
+ * gives the lower bound and extent, the true ones when want_true is set. */
+static int query_extent(const char *call, MPI_Datatype dt, int want_true, const void *lb_p,
+                        const void *extent_p, MPI_Count *lb, MPI_Count *extent)
 {
     vbt_dtype_t *t;
 
-    QUERY("MPI_Type_get_extent", datatype, t);
-    OUT_PTR("MPI_Type_get_extent", lb, "lb");
-    OUT_PTR("MPI_Type_get_extent", extent, "extent");
-    *lb = t->lb;
-    *extent = t->extent;
+    QUERY(call, dt, t);
+    if (unlikely(lb_p == NULL || extent_p == NULL))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument %s%s is NULL; pass a valid address",
+                               want_true ? "true_" : "", lb_p == NULL ? "lb" : "extent");
+    *lb = want_true ? t->true_lb : t->lb;
+    *extent = want_true ? t->true_ub - t->true_lb : t->extent;
     return MPI_SUCCESS;
+}
+
+/* query_extent for the MPI_Aint variants. */
+static int query_extent_aint(const char *call, MPI_Datatype dt, int want_true, MPI_Aint *lb,
+                             MPI_Aint *extent)
+{
+    MPI_Count l, e;
+    int rc = query_extent(call, dt, want_true, lb, extent, &l, &e);
+
+    if (rc == MPI_SUCCESS) {
+        *lb = (MPI_Aint)l;
+        *extent = (MPI_Aint)e;
+    }
+    return rc;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    return query_extent_aint("MPI_Type_get_extent", datatype, 0, lb, extent);
 }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    vbt_dtype_t *t;
-
-    QUERY("MPI_Type_get_extent_x", datatype, t);
-    OUT_PTR("MPI_Type_get_extent_x", lb, "lb");
-    OUT_PTR("MPI_Type_get_extent_x", extent, "extent");
-    *lb = t->lb;
-    *extent = t->extent;
-    return MPI_SUCCESS;
+    return query_extent("MPI_Type_get_extent_x", datatype, 0, lb, extent, lb, extent);
 }
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    vbt_dtype_t *t;
-
-    QUERY("MPI_Type_get_true_extent", datatype, t);
-    OUT_PTR("MPI_Type_get_true_extent", true_lb, "true_lb");
-    OUT_PTR("MPI_Type_get_true_extent", true_extent, "true_extent");
-    *true_lb = t->true_lb;
-    *true_extent = t->true_ub - t->true_lb;
-    return MPI_SUCCESS;
+    return query_extent_aint("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent);
 }
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    vbt_dtype_t *t;
-
-    QUERY("MPI_Type_get_true_extent_x", datatype, t);
-    OUT_PTR("MPI_Type_get_true_extent_x", true_lb, "true_lb");
-    OUT_PTR("MPI_Type_get_true_extent_x", true_extent, "true_extent");
-    *true_lb = t->true_lb;
-    *true_extent = t->true_ub - t->true_lb;
-    return MPI_SUCCESS;
+    return query_extent("MPI_Type_get_true_extent_x", datatype, 1, true_lb, true_extent, true_lb,
+                        true_extent);
 }
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)

@@ -19,6 +19,15 @@
             return vbt_error_not_initialized(_call);                                               \
     } while (0)
 
+/* Return from the entry point with the error of a check that failed (checks return MPI_SUCCESS
+ * or the error class they raised). */
+#define VBT_API_CHECK(_expr)                                                                       \
+    do {                                                                                           \
+        int _rc = (_expr);                                                                         \
+        if (unlikely(_rc != MPI_SUCCESS))                                                          \
+            return _rc;                                                                            \
+    } while (0)
+
 /* Resolve a communicator handle or raise MPI_ERR_COMM from _call. */
 #define VBT_API_COMM(_var, _handle, _call)                                                         \
     vbt_comm_t *_var = vbt_comm_get(_handle);                                                      \

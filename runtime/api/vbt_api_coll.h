@@ -28,6 +28,12 @@ int vbt_api_coll_aliased(vbt_comm_t *c, const char *call) __attribute__((noinlin
 /* An array of n counts (and displacements when displs_name is set): present, counts >= 0. */
 int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *counts_name,
                               const int *counts, const char *displs_name, const int *displs, int n);
+/* Both sides of a collective in which every rank sends and receives blocks of one size
+ * (Allgather, Alltoall): recvbuf is a buffer, sendbuf MPI_IN_PLACE or a buffer that is not
+ * recvbuf. */
+int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype);
 /* The op handle is valid and may combine dt; *op_p set on success. */
 int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
                           const vbt_op_t **op_p);

@@ -93,13 +93,6 @@ static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, in
     return vbt_api_bad_tag(c, call, tag, any_ok);
 }
 
-#define VBT_API_CHECK(_expr)                                                                       \
-    do {                                                                                           \
-        int _rc = (_expr);                                                                         \
-        if (unlikely(_rc != MPI_SUCCESS))                                                          \
-            return _rc;                                                                            \
-    } while (0)
-
 #define VBT_API_PTR(_c, _call, _ptr, _name)                                                        \
     do {                                                                                           \
         if (unlikely((_ptr) == NULL))                                                              \
