@@ -58,4 +58,23 @@ vbt_status_t vbt_coll_scan(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_
 vbt_status_t vbt_coll_exscan(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
                              MPI_Datatype dt, const vbt_op_t *op);
 
+/* Neighbourhood collectives over comm's topology (which the caller checked is there): counts
+ * and datatypes per block as in MPI; displacements in bytes for alltoallw. No MPI_IN_PLACE. */
+vbt_status_t vbt_coll_neighbor_allgather(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                         MPI_Datatype sdt, void *rbuf, size_t rcount,
+                                         MPI_Datatype rdt);
+vbt_status_t vbt_coll_neighbor_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                          MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                                          const int *displs, MPI_Datatype rdt);
+vbt_status_t vbt_coll_neighbor_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount,
+                                        MPI_Datatype sdt, void *rbuf, size_t rcount,
+                                        MPI_Datatype rdt);
+vbt_status_t vbt_coll_neighbor_alltoallv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
+                                         const int *sdispls, MPI_Datatype sdt, void *rbuf,
+                                         const int *rcounts, const int *rdispls, MPI_Datatype rdt);
+vbt_status_t vbt_coll_neighbor_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *scounts,
+                                         const MPI_Aint *sdispls, const MPI_Datatype *sdts,
+                                         void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+                                         const MPI_Datatype *rdts);
+
 #endif

@@ -31,6 +31,13 @@ enum {
     VBT_COLL_TAG_REDUCE_SCATTER_BLOCK,
     VBT_COLL_TAG_SCAN,
     VBT_COLL_TAG_EXSCAN,
+    /* Neighbourhood collectives take two tags each: tag + 1 marks what a Cartesian rank sends
+     * towards coordinate -1 (see vbt_coll_neighbor.c). */
+    VBT_COLL_TAG_NEIGHBOR_ALLGATHER,
+    VBT_COLL_TAG_NEIGHBOR_ALLGATHERV = VBT_COLL_TAG_NEIGHBOR_ALLGATHER + 2,
+    VBT_COLL_TAG_NEIGHBOR_ALLTOALL = VBT_COLL_TAG_NEIGHBOR_ALLGATHERV + 2,
+    VBT_COLL_TAG_NEIGHBOR_ALLTOALLV = VBT_COLL_TAG_NEIGHBOR_ALLTOALL + 2,
+    VBT_COLL_TAG_NEIGHBOR_ALLTOALLW = VBT_COLL_TAG_NEIGHBOR_ALLTOALLV + 2,
 };
 
 /* ---- algorithm choice (vbt_coll_select.c) ---------------------------------------------------- */
@@ -135,6 +142,27 @@ int vbt_coll_pof2_rank(int newrank, int rem);
 /* Hand the result in buf back to the ranks the fold left out. */
 vbt_status_t vbt_coll_pof2_unfold(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
                                   int rem, int tag);
+
+/* ---- neighbourhood exchanges (vbt_coll_neighbor.c) ------------------------------------------ */
+
+/* One side of a neighbourhood collective: block i is counts[i] elements (count when counts is
+ * NULL) of dts[i] (dt when dts is NULL), at bdispls[i] bytes (w), displs[i] elements of dt (v),
+ * buf itself (same: allgather's send side) or right after block i - 1 from buf. */
+typedef struct {
+    const void *buf;
+    size_t count;
+    MPI_Datatype dt;
+    const int *counts;
+    const int *displs;
+    const MPI_Aint *bdispls;
+    const MPI_Datatype *dts;
+    int same;
+} vbt_coll_nbuf_t;
+
+/* Receive block i of r from in-neighbour i and send block j of s to out-neighbour j of comm's
+ * topology, all at once; MPI_PROC_NULL neighbours are skipped (their blocks left untouched). */
+vbt_status_t vbt_coll_neighbor_exchange(vbt_comm_t *comm, const vbt_coll_nbuf_t *s,
+                                        const vbt_coll_nbuf_t *r, int tag);
 
 /* ---- algorithms (one file each: vbt_coll_<collective>_<algorithm>.c) ------------------------- */
 

@@ -769,6 +769,26 @@ VBT_MPI_DECL(int, Scan,
 VBT_MPI_DECL(int, Exscan,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm));
+/* Neighborhood collectives: over a communicator's Cartesian, graph or distributed graph
+ * topology. */
+VBT_MPI_DECL(int, Neighbor_allgather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_allgatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoall,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoallv,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoallw,
+             (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* Group "datatypes": derived datatype constructors, queries, packing. */
 VBT_MPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));

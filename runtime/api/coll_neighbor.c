@@ -1,0 +1,198 @@
+/* MPI_Neighbor_allgather, _allgatherv, _alltoall, _alltoallv, _alltoallw. The argument arrays
+ * have one entry per in-neighbour (receive side) or out-neighbour (send side) of the
+ * communicator's topology, so the topology is checked first. MPI_IN_PLACE has no meaning here
+ * (MPI-4.1 Sec. 8.6) and is refused on both sides. */
+#include "vbt_api_coll.h"
+#include "vbt_topo.h"
+
+#include <stdio.h>
+
+VBT_PMPI_ALIAS(Neighbor_allgather)
+VBT_PMPI_ALIAS(Neighbor_allgatherv)
+VBT_PMPI_ALIAS(Neighbor_alltoall)
+VBT_PMPI_ALIAS(Neighbor_alltoallv)
+VBT_PMPI_ALIAS(Neighbor_alltoallw)
+
+/* The degrees of c's topology, or MPI_ERR_TOPOLOGY raised when it has none. */
+static int check_topo(vbt_comm_t *c, const char *call, int *indegree_p, int *outdegree_p)
+{
+    const int *sources, *destinations;
+
+    if (unlikely(c->topo == NULL ||
+                 vbt_topo_neighbors(c, indegree_p, &sources, outdegree_p, &destinations) != VBT_OK))
+        return vbt_error_raise(c, call, MPI_ERR_TOPOLOGY,
+                               "argument comm has no topology; create one with "
+                               "MPI_Cart_create, MPI_Graph_create or MPI_Dist_graph_create");
+    return MPI_SUCCESS;
+}
+
+static int check_not_in_place(vbt_comm_t *c, const char *call, const void *sendbuf,
+                              const void *recvbuf)
+{
+    if (unlikely(sendbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "sendbuf",
+                                         "which neighborhood collectives do not allow");
+    if (unlikely(recvbuf == MPI_IN_PLACE))
+        return vbt_api_coll_bad_in_place(c, call, "recvbuf",
+                                         "which neighborhood collectives do not allow");
+    return MPI_SUCCESS;
+}
+
+/* One side of a v/w call: n counts (and displacements, unless displs_name is NULL: w's
+ * MPI_Aint displacements and its types array are checked by check_w_arrays), and a buffer
+ * unless every count is 0. types is NULL for the v calls (one datatype, type). With n 0 the
+ * arrays may be NULL. */
+static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
+                      const void *buf, int n, const int *counts, const char *counts_name,
+                      const int *displs, const char *displs_name, MPI_Datatype type,
+                      const MPI_Datatype *types, const char *types_name)
+{
+    int any = 0;
+
+    if (n == 0)
+        return types == NULL ? vbt_api_coll_check_buffer(c, call, name, buf, 0, type) : MPI_SUCCESS;
+    VBT_API_CHECK(vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, n));
+    for (int i = 0; i < n; i++)
+        any |= counts[i] > 0;
+    if (types == NULL)
+        return vbt_api_coll_check_buffer(c, call, name, buf, any, type);
+    for (int i = 0; i < n; i++) {
+        char tname[48];
+        vbt_api_bufname_t nm = {name->buf, counts_name, tname};
+
+        snprintf(tname, sizeof(tname), "%s[%d]", types_name, i);
+        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &nm, buf, counts[i], types[i]));
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_allgather";
+    int indegree, outdegree;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
+    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
+    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype));
+    st = vbt_coll_neighbor_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf,
+                                     (size_t)recvcount, recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_allgatherv";
+    int indegree, outdegree;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
+    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
+    VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
+                             displs, "displs", recvtype, NULL, NULL));
+    VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, sendcount, sendtype));
+    if (unlikely(sendbuf == recvbuf && sendbuf != NULL && sendcount > 0))
+        return vbt_api_coll_aliased(c, call);
+    st = vbt_coll_neighbor_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoall";
+    int indegree, outdegree;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
+    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
+    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype));
+    st = vbt_coll_neighbor_alltoall(c, sendbuf, (size_t)sendcount, sendtype, recvbuf,
+                                    (size_t)recvcount, recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoallv";
+    int indegree, outdegree;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
+    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
+    VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
+                             rdispls, "rdispls", recvtype, NULL, NULL));
+    VBT_API_CHECK(check_side(c, call, &vbt_api_send, sendbuf, outdegree, sendcounts, "sendcounts",
+                             sdispls, "sdispls", sendtype, NULL, NULL));
+    if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
+        return vbt_api_coll_aliased(c, call);
+    st = vbt_coll_neighbor_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                     rdispls, recvtype);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+/* w's arrays besides the counts: byte displacements and datatypes, present when n > 0. */
+static int check_w_arrays(vbt_comm_t *c, const char *call, int n, const MPI_Aint *displs,
+                          const char *displs_name, const MPI_Datatype *types,
+                          const char *types_name)
+{
+    if (n > 0 && unlikely(displs == NULL))
+        return vbt_error_raise(c, call, MPI_ERR_ARG,
+                               "argument %s is NULL; pass an array of %d displacements",
+                               displs_name, n);
+    if (n > 0 && unlikely(types == NULL))
+        return vbt_error_raise(c, call, MPI_ERR_ARG,
+                               "argument %s is NULL; pass an array of %d datatypes", types_name, n);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoallw";
+    int indegree, outdegree;
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
+    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
+    VBT_API_CHECK(check_w_arrays(c, call, indegree, rdispls, "rdispls", recvtypes, "recvtypes"));
+    VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
+                             NULL, NULL, MPI_DATATYPE_NULL, recvtypes, "recvtypes"));
+    VBT_API_CHECK(check_w_arrays(c, call, outdegree, sdispls, "sdispls", sendtypes, "sendtypes"));
+    VBT_API_CHECK(check_side(c, call, &vbt_api_send, sendbuf, outdegree, sendcounts, "sendcounts",
+                             NULL, NULL, MPI_DATATYPE_NULL, sendtypes, "sendtypes"));
+    if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
+        return vbt_api_coll_aliased(c, call);
+    st = vbt_coll_neighbor_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                     recvcounts, rdispls, recvtypes);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
