@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154,SC2034 # variables set or used by the sourcing script
 # bench/lib.sh: what bench/shm and bench/progress share (sourced by them, not run): messages,
-# finding the Verbatim build, building the same sources with each MPI's mpicc, the description
-# of the machine, and the small number formatters of the tables. Bash.
+# finding the Verbatim build, building the same sources with each MPI's mpicc, ending the ranks
+# a killed launcher left behind, the description of the machine, and the small number
+# formatters of the tables. Bash.
 #
 # The caller sets prog (its name for messages), here (bench/, absolute) and top (the source
 # tree) before sourcing it.
@@ -56,13 +57,33 @@ build_prog() {
     "$cc" -O2 -I "$top/examples/osu" -o "$out" "$@" >"$out.log" 2>&1
 }
 
-# osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce).
+# osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce; coll-NAME:
+# examples/osu's collective NAME, with the driver they share).
 osu_src() {
     if [ "$1" = allreduce ]; then
         echo "$here/osu_allreduce.c" "$top/examples/osu/osu_common.c"
+    elif [ "${1#coll-}" != "$1" ]; then
+        case ${1#coll-} in
+        barrier) echo "$top/examples/osu/osu_barrier.c" "$top/examples/osu/osu_common.c" ;;
+        *) echo "$top/examples/osu/osu_${1#coll-}.c" "$top/examples/osu/osu_coll.c" "$top/examples/osu/osu_common.c" ;;
+        esac
     else
         echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_common.c"
     fi
+}
+
+# reap: after a run, no rank of ours may be left running (a launcher killed on a timeout may
+# leave ranks polling, which would slow every later run): wait for them, then kill them. Ours
+# are the processes whose command starts with $out/bin/ (so runs must name it absolutely).
+reap() {
+    local i pids
+    for i in $(seq 1 20); do
+        pids=$(pgrep -f "^[^ ]*$out/bin/" 2>/dev/null) || return 0
+        [ "$i" = 10 ] && say "ranks left running after the launcher ended (pids $(echo "$pids" | paste -sd' ')): ending them"
+        # shellcheck disable=SC2086 # one pid per word
+        [ "$i" -ge 10 ] && kill -9 $pids 2>/dev/null
+        sleep 1
+    done
 }
 
 # machine_txt: the machine and the libraries, on stdout (machine.txt).
