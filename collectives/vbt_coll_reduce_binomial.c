@@ -12,33 +12,42 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
     int commute = vbt_op_commutative(op);
     int lroot = commute ? root : 0;
     int vr = (me - lroot + n) % n;
-    void *own = NULL, *tmp = NULL, *acc, *in, *swap;
-    vbt_status_t st;
+    void *own = NULL, *tmp = NULL, *acc = NULL, *in = NULL, *swap;
+    const void *cur = sbuf; /* our partial result: the send buffer until something arrives */
+    vbt_status_t st = VBT_OK;
 
-    /* The partial result lives in the root's rbuf when the tree ends there, else in own. */
-    if (me == root && lroot == root) {
-        acc = rbuf;
-    } else {
-        acc = own = vbt_coll_tmp_alloc(count, dt);
-        if (own == NULL)
-            return VBT_ERR_NO_MEMORY;
-    }
-    in = tmp = vbt_coll_tmp_alloc(count, dt);
-    if (tmp == NULL) {
-        st = VBT_ERR_NO_MEMORY;
-        goto out;
-    }
-    st = vbt_coll_copy(sbuf, count, dt, acc, count, dt);
-    if (st != VBT_OK)
-        goto out;
-
+    /* Buffers are taken only by ranks that receive: a leaf (half the ranks) sends its send
+     * buffer as it is, with no copy and no temporary, which also lets a registration cache
+     * keep serving the user's buffer over verbs. */
     for (int mask = 1; mask < n; mask <<= 1) {
         if (vr & mask) {
-            st = vbt_coll_send(comm, acc, count, dt, ((vr & ~mask) + lroot) % n, tag);
+            st = vbt_coll_send(comm, cur, count, dt, ((vr & ~mask) + lroot) % n, tag);
             break;
         }
         if ((vr | mask) >= n)
             continue;
+        if (acc == NULL) {
+            /* The partial result lives in the root's rbuf when the tree ends there. */
+            if (me == root && lroot == root) {
+                acc = rbuf;
+            } else {
+                acc = own = vbt_coll_tmp_alloc(count, dt);
+                if (own == NULL) {
+                    st = VBT_ERR_NO_MEMORY;
+                    goto out;
+                }
+            }
+            in = tmp = vbt_coll_tmp_alloc(count, dt);
+            if (tmp == NULL) {
+                st = VBT_ERR_NO_MEMORY;
+                goto out;
+            }
+            if (acc != sbuf) {
+                st = vbt_coll_copy(sbuf, count, dt, acc, count, dt);
+                if (st != VBT_OK)
+                    goto out;
+            }
+        }
         st = vbt_coll_recv(comm, in, count, dt, ((vr | mask) + lroot) % n, tag);
         if (st != VBT_OK)
             goto out;
@@ -53,16 +62,17 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
         }
         if (st != VBT_OK)
             goto out;
+        cur = acc;
     }
     if (st != VBT_OK)
         goto out;
     if (lroot != root) {
         if (me == lroot)
-            st = vbt_coll_send(comm, acc, count, dt, root, tag);
+            st = vbt_coll_send(comm, cur, count, dt, root, tag);
         else if (me == root)
             st = vbt_coll_recv(comm, rbuf, count, dt, lroot, tag);
-    } else if (me == root && acc != rbuf) {
-        st = vbt_coll_copy(acc, count, dt, rbuf, count, dt);
+    } else if (me == root && cur != rbuf) {
+        st = vbt_coll_copy(cur, count, dt, rbuf, count, dt);
     }
 out:
     vbt_coll_tmp_free(tmp, dt);
