@@ -1,7 +1,9 @@
 /* osu_coll.c: see osu_coll.h. With -c, every call's result is checked: byte patterns that no
  * two (size, iteration, rank) share for the collectives that move data, and for the reductions
  * (MPI_FLOAT, MPI_SUM) small integers of (rank, iteration, element), which add exactly, against
- * the exact sum. */
+ * the exact sum. The v-variants (gatherv, scatterv, allgatherv, alltoallv) move the same data as
+ * the plain ones, with counts of SIZE bytes and displacements of one block per rank, as OSU's, and
+ * are filled and checked the same way. */
 #define _POSIX_C_SOURCE 200809L
 #include "osu_coll.h"
 
@@ -15,7 +17,7 @@
 typedef struct {
     const osu_opts_t *o;
     char *sbuf, *rbuf;
-    int *counts, *displs; /* reduce_scatter */
+    int *counts, *displs; /* reduce_scatter; the v-variants: SIZE and r * SIZE for every rank r */
 } bench_t;
 
 static float element(int rank, int iter, size_t j)
@@ -28,9 +30,27 @@ static int is_reduction(osu_kind_t k)
     return k == OSU_ALLREDUCE || k == OSU_REDUCE || k == OSU_REDUCE_SCATTER;
 }
 
+/* The collective whose data a v-variant moves (the kind itself for the others). */
+static osu_kind_t plain(osu_kind_t k)
+{
+    switch (k) {
+    case OSU_GATHERV:
+        return OSU_GATHER;
+    case OSU_SCATTERV:
+        return OSU_SCATTER;
+    case OSU_ALLGATHERV:
+        return OSU_ALLGATHER;
+    case OSU_ALLTOALLV:
+        return OSU_ALLTOALL;
+    default:
+        return k;
+    }
+}
+
 /* Bytes per rank's block for the collectives with one block per rank, else 0. */
 static int per_rank(osu_kind_t k)
 {
+    k = plain(k);
     return k == OSU_GATHER || k == OSU_SCATTER || k == OSU_ALLGATHER || k == OSU_ALLTOALL;
 }
 
@@ -67,7 +87,7 @@ static void prepare(bench_t *b, size_t size, int iter)
             s[j] = element(o->rank, iter, j);
         return;
     }
-    switch (o->kind) {
+    switch (plain(o->kind)) {
     case OSU_BCAST:
         if (o->rank == ROOT)
             osu_fill(b->rbuf, size, osu_seed(size, iter, ROOT));
@@ -84,7 +104,7 @@ static void prepare(bench_t *b, size_t size, int iter)
         /* Block d of rank s: seeded by (size, iter, s * n + d). */
         for (int d = 0; d < n; d++)
             osu_fill(b->sbuf + (size_t)d * size, size, osu_seed(size, iter, o->rank * n + d));
-        memset(b->rbuf, 0, o->kind == OSU_ALLTOALL ? size * (size_t)n : size);
+        memset(b->rbuf, 0, plain(o->kind) == OSU_ALLTOALL ? size * (size_t)n : size);
         break;
     default:
         break;
@@ -121,6 +141,22 @@ static void call(bench_t *b, size_t size)
     case OSU_ALLTOALL:
         MPI_Alltoall(b->sbuf, c, MPI_CHAR, b->rbuf, c, MPI_CHAR, MPI_COMM_WORLD);
         break;
+    case OSU_GATHERV:
+        MPI_Gatherv(b->sbuf, c, MPI_CHAR, b->rbuf, b->counts, b->displs, MPI_CHAR, ROOT,
+                    MPI_COMM_WORLD);
+        break;
+    case OSU_SCATTERV:
+        MPI_Scatterv(b->sbuf, b->counts, b->displs, MPI_CHAR, b->rbuf, c, MPI_CHAR, ROOT,
+                     MPI_COMM_WORLD);
+        break;
+    case OSU_ALLGATHERV:
+        MPI_Allgatherv(b->sbuf, c, MPI_CHAR, b->rbuf, b->counts, b->displs, MPI_CHAR,
+                       MPI_COMM_WORLD);
+        break;
+    case OSU_ALLTOALLV:
+        MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_CHAR, b->rbuf, b->counts, b->displs,
+                      MPI_CHAR, MPI_COMM_WORLD);
+        break;
     default:
         break;
     }
@@ -132,7 +168,7 @@ static void verify(bench_t *b, size_t size, int iter)
     int n = o->nranks, me = o->rank;
     size_t count = size / sizeof(float);
 
-    switch (o->kind) {
+    switch (plain(o->kind)) {
     case OSU_BCAST:
         osu_check(o, b->rbuf, size, osu_seed(size, iter, ROOT), size, iter, ROOT);
         break;
@@ -185,8 +221,9 @@ int osu_coll_main(int argc, char **argv, osu_kind_t kind, const char *prog, cons
     b.o = &o;
     /* Per-rank blocks: the buffer holding every rank's is n times the size. */
     scale = per_rank(kind) ? (size_t)o.nranks : 1;
-    b.sbuf = osu_alloc(&o, o.max_size * (kind == OSU_GATHER || kind == OSU_ALLGATHER ? 1 : scale));
-    b.rbuf = osu_alloc(&o, o.max_size * (kind == OSU_SCATTER ? 1 : scale));
+    b.sbuf = osu_alloc(
+        &o, o.max_size * (plain(kind) == OSU_GATHER || plain(kind) == OSU_ALLGATHER ? 1 : scale));
+    b.rbuf = osu_alloc(&o, o.max_size * (plain(kind) == OSU_SCATTER ? 1 : scale));
     b.counts = calloc((size_t)o.nranks, sizeof(int));
     b.displs = calloc((size_t)o.nranks, sizeof(int));
     if (b.counts == NULL || b.displs == NULL)
@@ -207,6 +244,11 @@ int osu_coll_main(int argc, char **argv, osu_kind_t kind, const char *prog, cons
                     (int)(count / (size_t)o.nranks + ((size_t)r < count % (size_t)o.nranks));
                 b.displs[r] = d;
                 d += b.counts[r];
+            }
+        } else if (plain(kind) != kind) {
+            for (int r = 0; r < o.nranks; r++) {
+                b.counts[r] = (int)size;
+                b.displs[r] = (int)((size_t)r * size);
             }
         }
         MPI_Barrier(MPI_COMM_WORLD);

@@ -1,5 +1,6 @@
 /* osu_coll.h: the driver shared by the collective benchmarks other than the barrier
- * (vbt_osu_bcast, reduce, allreduce, gather, scatter, allgather, alltoall, reduce_scatter):
+ * (vbt_osu_bcast, reduce, allreduce, gather, scatter, allgather, alltoall, reduce_scatter,
+ * gatherv, scatterv, allgatherv, alltoallv):
  * each calls its collective -x + -i times per size, timing each timed call; the latency is each
  * rank's average time per call, averaged over the ranks (-f: also the fastest and slowest
  * rank's average). Plain MPI-3 C, like osu_common. */

@@ -20,7 +20,9 @@ static int is_coll(osu_kind_t kind)
 {
     return kind == OSU_BARRIER || kind == OSU_ALLREDUCE || kind == OSU_BCAST ||
            kind == OSU_REDUCE || kind == OSU_GATHER || kind == OSU_SCATTER ||
-           kind == OSU_ALLGATHER || kind == OSU_ALLTOALL || kind == OSU_REDUCE_SCATTER;
+           kind == OSU_ALLGATHER || kind == OSU_ALLTOALL || kind == OSU_REDUCE_SCATTER ||
+           kind == OSU_GATHERV || kind == OSU_SCATTERV || kind == OSU_ALLGATHERV ||
+           kind == OSU_ALLTOALLV;
 }
 
 /* The reductions: -c checks elements (floats), not bytes. */

@@ -22,8 +22,9 @@ typedef enum {
     OSU_BARRIER,   /* MPI_Barrier over all ranks: average time per call, no message size */
     OSU_ALLREDUCE, /* MPI_Allreduce (MPI_FLOAT, MPI_SUM) over all ranks: time per call */
     /* The other collectives, over all ranks, time per call (osu_coll.c): SIZE bytes per rank's
-     * block (gather, scatter, allgather, alltoall; MPI_CHAR) or of the whole message (bcast:
-     * MPI_CHAR; reduce, reduce_scatter: MPI_FLOAT, MPI_SUM), root 0. */
+     * block (gather, scatter, allgather, alltoall and their v-variants, whose counts and
+     * displacements are uniform, as OSU's; MPI_CHAR) or of the whole message (bcast: MPI_CHAR;
+     * reduce, reduce_scatter: MPI_FLOAT, MPI_SUM), root 0. */
     OSU_BCAST,
     OSU_REDUCE,
     OSU_GATHER,
@@ -31,6 +32,10 @@ typedef enum {
     OSU_ALLGATHER,
     OSU_ALLTOALL,
     OSU_REDUCE_SCATTER,
+    OSU_GATHERV,
+    OSU_SCATTERV,
+    OSU_ALLGATHERV,
+    OSU_ALLTOALLV,
 } osu_kind_t;
 
 /* Sizes above this use the reduced iteration counts (OSU's LARGE_MESSAGE_SIZE). */

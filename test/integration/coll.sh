@@ -91,7 +91,8 @@ fi
 
 # The OSU-style collective benchmarks, every result checked (-c), at 3 ranks: one row per size.
 osu="$abs_top_builddir/examples/osu"
-for b in bcast reduce allreduce gather scatter allgather alltoall reduce_scatter; do
+for b in bcast reduce allreduce gather scatter allgather alltoall reduce_scatter gatherv \
+    scatterv allgatherv alltoallv; do
     out=$(timeout 120 "$MPIRUN" --oversubscribe -n 3 "$osu/vbt_osu_$b" -c -m 4:16384 -i 3 -x 1 2>&1)
     rc=$?
     rows=$(printf '%s\n' "$out" | grep -c '^[0-9]')

@@ -15,6 +15,7 @@ plot="$src/vbt-osu-plot"
 benches="latency bw bibw mbw_mr multi_lat barrier"
 # The collective ones share a driver, osu_coll.c.
 coll_benches="bcast reduce allreduce gather scatter allgather alltoall reduce_scatter"
+coll_benches="$coll_benches gatherv scatterv allgatherv alltoallv"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
