@@ -1,27 +1,50 @@
 #!/bin/sh
 # The collectives over verbs, on-node peers included (VBT_TRANSPORTS=self,ib): every subtest of
-# coll at 3 and 4 ranks with the automatic choice, and of nbr (neighborhood collectives) at 4
-# (the full matrix of sizes, forced algorithms and rank counts runs natively, in coll.sh and
-# nbr.sh: over verbs in the VM each rank count costs minutes).
+# coll (with the large-message switch points, big) at 2 to 7 ranks with the automatic choice;
+# every algorithm forced through the VBT_COLL_* knobs at 4 and 5 ranks (a power of two and not),
+# the same three rounds as coll.sh; and every subtest of nbr (neighborhood collectives) at 4.
+# coll.sh and nbr.sh run the rest of the matrix (more rank counts, forced algorithms at every
+# size, the singleton, errors under the fatal handler) natively.
 # Needs an RDMA device (run through test/integration/verbs.sh).
 set -u
 coll="$abs_top_builddir/test/integration/coll"
-all="bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv alltoall
-alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan noncommutative comms derived
-errors"
-want=$(echo $all | wc -w)
 fail=0
-for n in 3 4; do
-    out=$(VBT_TRANSPORTS=self,ib timeout 900 "$MPIRUN" --oversubscribe -n $n "$coll" $all 2>&1)
+
+# run TESTS NRANKS [VAR=value ...]: every subtest must report ok.
+run() {
+    tests=$1
+    n=$2
+    shift 2
+    want=$(echo $tests | wc -w)
+    out=$(env VBT_TRANSPORTS=self,ib "$@" timeout 900 "$MPIRUN" --oversubscribe -n $n "$coll" $tests 2>&1)
     rc=$?
     got=$(printf '%s\n' "$out" | grep -c ": ok ($n ranks)")
-    echo "VBT_TRANSPORTS=self,ib mpirun -n $n coll (all) -> exit $rc, $got of $want ok"
+    echo "VBT_TRANSPORTS=self,ib $* mpirun -n $n coll -> exit $rc, $got of $want ok"
     if [ $rc -ne 0 ] || [ "$got" -ne "$want" ]; then
-        echo "FAIL: -n $n"
+        echo "FAIL: $* -n $n coll $tests"
         printf '%s\n' "$out" | tail -20
         fail=1
     fi
+}
+
+all="bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv alltoall
+alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan noncommutative comms derived
+errors"
+forced="bcast allreduce gather scatter allgather alltoall reduce_scatter reduce_scatter_block
+noncommutative derived"
+for n in 2 3 4 5 6 7; do
+    run "$all big" $n
 done
+for n in 4 5; do
+    run "$forced" $n VBT_COLL_BCAST=binomial VBT_COLL_ALLREDUCE=recursive_doubling \
+        VBT_COLL_GATHER=linear VBT_COLL_SCATTER=linear VBT_COLL_ALLGATHER=bruck \
+        VBT_COLL_ALLTOALL=bruck VBT_COLL_REDUCE_SCATTER=ring
+    run "$forced" $n VBT_COLL_BCAST=scatter_allgather VBT_COLL_ALLREDUCE=rabenseifner \
+        VBT_COLL_GATHER=binomial VBT_COLL_SCATTER=binomial VBT_COLL_ALLGATHER=recursive_doubling \
+        VBT_COLL_ALLTOALL=pairwise VBT_COLL_REDUCE_SCATTER=reduce_scatterv
+    run "allreduce allgather noncommutative derived" $n VBT_COLL_ALLREDUCE=ring VBT_COLL_ALLGATHER=ring
+done
+
 nbr_all="cart1d cart2d graph distgraph big errors"
 want=$(echo $nbr_all | wc -w)
 out=$(VBT_TRANSPORTS=self,ib timeout 900 "$MPIRUN" --oversubscribe -n 4 \
