@@ -66,10 +66,15 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+typedef vbt_status_t (*vbt_neighbor_blocks_fn)(vbt_comm_t *, const void *, size_t, MPI_Datatype,
+                                               void *, size_t, MPI_Datatype);
+
+/* Neighbor_allgather and Neighbor_alltoall take the same arguments and checks; only the
+ * exchange differs. */
+static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, const void *sendbuf,
+                           int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Neighbor_allgather";
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -79,11 +84,17 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
-    st = vbt_coll_neighbor_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf,
-                                     (size_t)recvcount, recvtype);
+    st = coll(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_blocks("MPI_Neighbor_allgather", vbt_coll_neighbor_allgather, sendbuf,
+                           sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -113,21 +124,8 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Neighbor_alltoall";
-    int indegree, outdegree;
-    vbt_status_t st;
-
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
-    VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
-    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                            recvcount, recvtype));
-    st = vbt_coll_neighbor_alltoall(c, sendbuf, (size_t)sendcount, sendtype, recvbuf,
-                                    (size_t)recvcount, recvtype);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+    return neighbor_blocks("MPI_Neighbor_alltoall", vbt_coll_neighbor_alltoall, sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
