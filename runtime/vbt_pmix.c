@@ -299,6 +299,7 @@ vbt_status_t vbt_modex_put(const char *key, const void *data, size_t len)
     status = make_key(key, pkey, sizeof(pkey));
     if (status != VBT_OK)
         return status;
+    vbt_debug("modex: published %s (%zu bytes)", pkey, len);
 
     if (!pmix_up) {
         singleton_blob_t *b = calloc(1, sizeof(*b));
