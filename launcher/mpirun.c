@@ -1,4 +1,5 @@
-/* mpirun / mpiexec: start an MPI job of Verbatim on this node and see it to its end.
+/* mpirun / mpiexec: start an MPI job of Verbatim on this node and see it to its end; inside a
+ * Slurm allocation of several nodes, become srun --mpi=pmix instead (vbt_srun.c).
  *
  * Lifecycle: parse the command line, find the programs, plan the bindings (--do-not-launch
  * stops there), start the embedded PMIx server in a private temporary directory, register the
@@ -27,12 +28,14 @@
 
 #include "vbt_bind.h"
 #include "vbt_config.h"
+#include "vbt_hosts.h"
 #include "vbt_iof.h"
 #include "vbt_log.h"
 #include "vbt_msg.h"
 #include "vbt_opts.h"
 #include "vbt_pmix_host.h"
 #include "vbt_spawn.h"
+#include "vbt_srun.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +98,7 @@ typedef struct {
 
 typedef struct {
     vbt_opts_t opts;
+    vbt_hostlist_t hosts; /* --host/--hostfile: this machine only, unless srun starts the job */
     vbt_rank_t *ranks;
     vbt_binding_t *bindings;
     vbt_iof_t iof;
@@ -605,6 +609,18 @@ static void vbt_fix_stdio(void)
     }
 }
 
+/* Without -n, one program runs as many ranks as the hosts have slots (as Open MPI does), or
+ * --npernode of them: this machine is the one node. */
+static void vbt_job_default_nprocs(vbt_opts_t *opts, const vbt_hostlist_t *hosts)
+{
+    int n = hosts->slots > 0 ? hosts->slots : opts->npernode;
+
+    if (opts->napps != 1 || opts->apps[0].nprocs_given || n <= 0)
+        return;
+    opts->apps[0].nprocs = n;
+    opts->nprocs = n;
+}
+
 static int vbt_exit_code_of(vbt_status_t status)
 {
     switch (status) {
@@ -623,6 +639,7 @@ int main(int argc, char **argv)
     vbt_status_t status;
     struct stat st;
     int exit_code = VBT_EXIT_LAUNCH_ERROR;
+    int use_srun = 0;
 
     vbt_fix_stdio();
     vbt_msg_init(argv[0]);
@@ -652,6 +669,11 @@ int main(int argc, char **argv)
             goto out_cleanup_opts;
         }
     }
+    if (vbt_hosts_load(&job.opts, &job.hosts) != VBT_OK ||
+        vbt_srun_choose(&job.opts, &job.hosts, &use_srun) != VBT_OK) {
+        exit_code = VBT_EXIT_USAGE;
+        goto out_cleanup_opts;
+    }
     for (int a = 0; a < job.opts.napps; a++) {
         status = vbt_spawn_resolve(&job.opts.apps[a], job.opts.wdir);
         if (status != VBT_OK) {
@@ -659,6 +681,12 @@ int main(int argc, char **argv)
             goto out_cleanup_opts;
         }
     }
+    if (use_srun) {
+        /* Returns only when srun could not be started, or for --do-not-launch. */
+        exit_code = vbt_srun_run(&job.opts, &job.hosts);
+        goto out_cleanup_opts;
+    }
+    vbt_job_default_nprocs(&job.opts, &job.hosts);
 
     job.ranks = calloc((size_t)job.opts.nprocs, sizeof(*job.ranks));
     job.bindings = calloc((size_t)job.opts.nprocs, sizeof(*job.bindings));
@@ -741,6 +769,7 @@ out_free_job:
     free(job.bindings);
     free(job.ranks);
 out_cleanup_opts:
+    vbt_hosts_cleanup(&job.hosts);
     vbt_opts_cleanup(&job.opts);
     return exit_code;
 }

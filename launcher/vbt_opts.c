@@ -33,6 +33,11 @@ typedef enum {
     OPT_RANK_PREFIX,
     OPT_TIMEOUT,
     OPT_WDIR,
+    OPT_LAUNCHER,
+    OPT_MCA,
+    OPT_HOST,
+    OPT_HOSTFILE,
+    OPT_NPERNODE,
     OPT_VERSION,
     OPT_HELP,
 } vbt_opt_id_t;
@@ -61,6 +66,15 @@ static const vbt_opt_def_t opt_defs[] = {
     {"timeout", OPT_TIMEOUT, 1},
     {"wdir", OPT_WDIR, 1},
     {"wd", OPT_WDIR, 1},
+    {"launcher", OPT_LAUNCHER, 1},
+    {"mca", OPT_MCA, 2},
+    {"host", OPT_HOST, 1},
+    {"H", OPT_HOST, 1},
+    {"hostfile", OPT_HOSTFILE, 1},
+    {"machinefile", OPT_HOSTFILE, 1},
+    {"npernode", OPT_NPERNODE, 1},
+    {"N", OPT_NPERNODE, 1},
+    {"ppn", OPT_NPERNODE, 1},
     {"version", OPT_VERSION, 0},
     {"V", OPT_VERSION, 0},
     {"h", OPT_HELP, 0},
@@ -87,6 +101,14 @@ static const vbt_opt_word_t map_words[] = {
     {"slot", VBT_MAP_CORE}, {"node", VBT_MAP_CORE},     {"package", VBT_MAP_SOCKET},
 };
 
+/* Open MPI's --mca plm names the launcher: slurm, or isolated (this machine only). */
+static const vbt_opt_word_t launcher_words[] = {
+    {"auto", VBT_LAUNCHER_AUTO},
+    {"local", VBT_LAUNCHER_LOCAL},
+    {"slurm", VBT_LAUNCHER_SLURM},
+    {"isolated", VBT_LAUNCHER_LOCAL},
+};
+
 #define NUM_WORDS(words) (sizeof(words) / sizeof(words[0]))
 
 static const char *word_name(const vbt_opt_word_t *words, size_t nwords, int value)
@@ -108,12 +130,18 @@ const char *vbt_opts_map_name(vbt_map_policy_t map)
     return word_name(map_words, NUM_WORDS(map_words), (int)map);
 }
 
+const char *vbt_opts_launcher_name(vbt_launcher_t launcher)
+{
+    return word_name(launcher_words, NUM_WORDS(launcher_words), (int)launcher);
+}
+
 void vbt_opts_print_help(void)
 {
     const char *p = vbt_msg_program();
 
     printf("Usage: %s [options] program [args] [: [options] program [args] ...]\n"
-           "Start an MPI job of Verbatim on this node.\n"
+           "Start an MPI job of Verbatim on this node, or through srun inside a Slurm\n"
+           "allocation of several nodes.\n"
            "\n"
            "Options (one or two leading dashes are accepted):\n"
            "  -n, -np N            number of ranks for this program (default 1)\n"
@@ -139,8 +167,24 @@ void vbt_opts_print_help(void)
            "  --timeout SECONDS    terminate the job after SECONDS (exit code 124);\n"
            "                       MPIEXEC_TIMEOUT in the environment does the same\n"
            "  --wdir, -wdir DIR    run the ranks in DIR\n"
+           "  --launcher WHO       local: fork the ranks here, with mpirun's own PMIx\n"
+           "                       server; slurm: exec srun --mpi=pmix with the matching\n"
+           "                       options; auto (default): slurm inside a Slurm allocation\n"
+           "                       of more than one node (SLURM_JOB_ID, SLURM_JOB_NUM_NODES),\n"
+           "                       else local. --mca plm slurm|isolated says the same\n"
+           "  -H, --host LIST      hosts, as name[:slots],...: outside an allocation only\n"
+           "                       this machine (localhost, its name or address); the\n"
+           "                       slots add up to the default -n\n"
+           "  --hostfile FILE      the same from a file: a host per line, \"name slots=N\"\n"
+           "                       (Open MPI) or \"name:N\" (MPICH); --machinefile too\n"
+           "  --npernode, -N, -ppn N  N ranks per node (Slurm: --ntasks-per-node);\n"
+           "                       --map-by ppr:N:node says the same\n"
            "  --version            print the version and exit\n"
            "  -h, --help           print this help and exit\n"
+           "\n"
+           "Through srun, -n, --npernode, --host, --map-by, --bind-to, -x/--env, --wdir,\n"
+           "--tag-output and --timeout become srun's options; output and exit status are\n"
+           "srun's; MPMD is not supported (srun --multi-prog is).\n"
            "\n"
            "MPMD: \"%s -n 1 ./a : -n 3 ./b args\" starts ranks 0 (./a) and 1-3 (./b);\n"
            "PMIX_APPNUM is 0 for ./a and 1 for ./b. -n belongs to its program; the other\n"
@@ -267,6 +311,64 @@ static vbt_status_t handle_x(vbt_opts_t *opts, const char *spec)
     return env_append(opts, spec, strlen(spec), value);
 }
 
+/* Open MPI's launcher choice; Verbatim has no other MCA parameters, and silently ignoring
+ * one would hide that it does nothing. */
+static vbt_status_t handle_mca(vbt_opts_t *opts, const char *name, const char *value)
+{
+    int word;
+
+    if (strcmp(name, "plm") != 0) {
+        usage_error("--mca %s: Verbatim has no MCA parameters (only --mca plm slurm|isolated, "
+                    "the same as --launcher)",
+                    name);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    if (parse_word("--mca plm", value, launcher_words, NUM_WORDS(launcher_words), &word) != VBT_OK)
+        return VBT_ERR_INVALID_PARAM;
+    opts->launcher = (vbt_launcher_t)word;
+    return VBT_OK;
+}
+
+/* --host may be given several times (Open MPI accepts that): the lists add up. Their syntax
+ * is checked with the hostfile's, when mpirun reads them (vbt_hosts.c). */
+static vbt_status_t handle_host(vbt_opts_t *opts, const char *arg, const char *list)
+{
+    size_t old = opts->hosts != NULL ? strlen(opts->hosts) : 0;
+    char *grown;
+
+    if (*list == '\0') {
+        usage_error("%s '': expected host names, as in %s a:2,b:2", arg, arg);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    grown = realloc(opts->hosts, old + 1 + strlen(list) + 1);
+    if (grown == NULL)
+        return VBT_ERR_NO_MEMORY;
+    if (old > 0)
+        grown[old++] = ',';
+    strcpy(grown + old, list);
+    opts->hosts = grown;
+    return VBT_OK;
+}
+
+/* --map-by ppr:N:node: N ranks per node, Open MPI's spelling of --npernode. */
+static vbt_status_t handle_ppr(vbt_opts_t *opts, const char *text)
+{
+    char count[32];
+    const char *colon = strchr(text + 4, ':');
+    long v = -1;
+
+    if (colon != NULL && (size_t)(colon - (text + 4)) < sizeof(count)) {
+        snprintf(count, sizeof(count), "%.*s", (int)(colon - (text + 4)), text + 4);
+        v = parse_count(count, VBT_OPTS_MAX_PROCS);
+    }
+    if (v < 0 || colon == NULL || strcasecmp(colon + 1, "node") != 0) {
+        usage_error("--map-by '%s': expected ppr:N:node (N ranks per node)", text);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    opts->npernode = (int)v;
+    return VBT_OK;
+}
+
 static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_opt_def_t *def,
                                   const char *arg, char **vals)
 {
@@ -281,6 +383,7 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
             return VBT_ERR_INVALID_PARAM;
         }
         app->nprocs = (int)v;
+        app->nprocs_given = 1;
         return VBT_OK;
     case OPT_X:
         return handle_x(opts, vals[0]);
@@ -303,6 +406,8 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
         opts->bind = (vbt_bind_policy_t)word;
         return VBT_OK;
     case OPT_MAP_BY:
+        if (strncasecmp(vals[0], "ppr:", 4) == 0)
+            return handle_ppr(opts, vals[0]);
         if (parse_word("--map-by", vals[0], map_words, NUM_WORDS(map_words), &word) != VBT_OK)
             return VBT_ERR_INVALID_PARAM;
         opts->map = (vbt_map_policy_t)word;
@@ -335,6 +440,27 @@ static vbt_status_t handle_option(vbt_opts_t *opts, vbt_app_t *app, const vbt_op
         return VBT_OK;
     case OPT_WDIR:
         opts->wdir = vals[0];
+        return VBT_OK;
+    case OPT_LAUNCHER:
+        if (parse_word("--launcher", vals[0], launcher_words, NUM_WORDS(launcher_words), &word) !=
+            VBT_OK)
+            return VBT_ERR_INVALID_PARAM;
+        opts->launcher = (vbt_launcher_t)word;
+        return VBT_OK;
+    case OPT_MCA:
+        return handle_mca(opts, vals[0], vals[1]);
+    case OPT_HOST:
+        return handle_host(opts, arg, vals[0]);
+    case OPT_HOSTFILE:
+        opts->hostfile = vals[0];
+        return VBT_OK;
+    case OPT_NPERNODE:
+        v = parse_count(vals[0], VBT_OPTS_MAX_PROCS);
+        if (v < 0) {
+            usage_error("%s '%s': expected a positive number of ranks per node", arg, vals[0]);
+            return VBT_ERR_INVALID_PARAM;
+        }
+        opts->npernode = (int)v;
         return VBT_OK;
     case OPT_VERSION:
         opts->version = 1;
@@ -484,6 +610,7 @@ vbt_status_t vbt_opts_parse(int argc, char **argv, vbt_opts_t *opts)
         status = app_append(opts, app.nprocs > 0 ? app.nprocs : 1, argv + start, i - start);
         if (status != VBT_OK)
             return status;
+        opts->apps[opts->napps - 1].nprocs_given = app.nprocs_given;
         if (i >= argc)
             break;
         i++; /* the ":" */
@@ -505,5 +632,6 @@ void vbt_opts_cleanup(vbt_opts_t *opts)
     for (int i = 0; i < opts->nenv; i++)
         free(opts->env[i]);
     free(opts->env);
+    free(opts->hosts);
     memset(opts, 0, sizeof(*opts));
 }

@@ -23,6 +23,13 @@ typedef enum {
     VBT_MAP_SOCKET, /* round-robin over packages, the next free slot in each */
 } vbt_map_policy_t;
 
+/* --launcher: who starts the ranks. */
+typedef enum {
+    VBT_LAUNCHER_AUTO,  /* srun inside a Slurm allocation of more than one node, else local */
+    VBT_LAUNCHER_LOCAL, /* mpirun forks them on this machine, with its own PMIx server */
+    VBT_LAUNCHER_SLURM, /* mpirun execs srun --mpi=pmix */
+} vbt_launcher_t;
+
 typedef enum {
     VBT_TAG_NONE,
     VBT_TAG_OUTPUT, /* --tag-output: "[1,R]<stdout>: " like Open MPI */
@@ -32,6 +39,7 @@ typedef enum {
 /* One application context: "-n N prog args" between colons. */
 typedef struct {
     int nprocs;
+    int nprocs_given; /* -n was given (else nprocs is a default srun may know better) */
     int first_rank;
     char **argv; /* malloc'd, NULL-terminated; strings point into main's argv */
     char *path;  /* resolved executable, malloc'd (vbt_spawn_resolve) */
@@ -51,6 +59,10 @@ typedef struct {
     vbt_tag_style_t tag;
     int timeout;      /* seconds, 0 for none */
     const char *wdir; /* NULL: mpirun's working directory */
+    vbt_launcher_t launcher;
+    char *hosts;          /* --host/-H lists, joined with ',' (malloc'd), NULL when none */
+    const char *hostfile; /* --hostfile/--machinefile, NULL when none */
+    int npernode;         /* --npernode/-N/-ppn/--map-by ppr:N:node, 0 when not given */
     int help;
     int version;
 } vbt_opts_t;
@@ -64,5 +76,6 @@ void vbt_opts_print_help(void);
 /* The canonical names, for messages ("socket" for VBT_BIND_SOCKET). */
 const char *vbt_opts_bind_name(vbt_bind_policy_t bind);
 const char *vbt_opts_map_name(vbt_map_policy_t map);
+const char *vbt_opts_launcher_name(vbt_launcher_t launcher);
 
 #endif

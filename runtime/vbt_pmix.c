@@ -62,6 +62,24 @@ static int value_to_int(const pmix_value_t *v, int *out_p)
     }
 }
 
+/* A job-information key (PMIX_LOCAL_RANK, ...) from what the server registered at start-up.
+ * PMIX_OPTIONAL: a key this process manager does not provide is NOT-FOUND at once instead of
+ * a request to the server that may wait (process managers differ: mpirun registers every key
+ * read here, Slurm's PMIx plugin all but some of them, others fewer). */
+static pmix_status_t get_job_info(const pmix_proc_t *proc, const char *key, pmix_value_t **val_p)
+{
+    pmix_info_t info;
+    bool optional = true;
+    pmix_status_t rc;
+
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+    rc = PMIx_Get(proc, key, &info, 1, val_p);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_SUCCESS && *val_p == NULL)
+        rc = PMIX_ERR_NOT_FOUND;
+    return rc;
+}
+
 /* Fetch an integer key; missing keys leave *out_p unchanged so callers can preset a fallback. */
 static int get_int(pmix_rank_t rank, const char *key, int *out_p)
 {
@@ -71,8 +89,8 @@ static int get_int(pmix_rank_t rank, const char *key, int *out_p)
     int ret;
 
     PMIX_LOAD_PROCID(&proc, my_proc.nspace, rank);
-    rc = PMIx_Get(&proc, key, NULL, 0, &val);
-    if (rc != PMIX_SUCCESS || val == NULL) {
+    rc = get_job_info(&proc, key, &val);
+    if (rc != PMIX_SUCCESS) {
         vbt_debug("PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
         return -1;
     }
@@ -158,8 +176,8 @@ vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
         return VBT_ERR_PMIX;
     }
 
-    rc = PMIx_Get(&wildcard, PMIX_LOCAL_PEERS, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_STRING && val->data.string) {
+    rc = get_job_info(&wildcard, PMIX_LOCAL_PEERS, &val);
+    if (rc == PMIX_SUCCESS && val->type == PMIX_STRING && val->data.string) {
         status = parse_local_peers(val->data.string, info);
         PMIX_VALUE_RELEASE(val);
         if (status != VBT_OK)
@@ -176,20 +194,31 @@ vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
         info->local_size = 1;
     }
 
-    info->local_rank = 0;
-    for (int i = 0; i < info->local_size; i++) {
-        if (info->local_peers[i] == info->rank)
-            info->local_rank = i;
+    /* Where a key is missing, what it would have said follows from the peer list. */
+    if (get_int(my_proc.rank, PMIX_LOCAL_RANK, &info->local_rank) != 0) {
+        info->local_rank = 0;
+        for (int i = 0; i < info->local_size; i++) {
+            if (info->local_peers[i] == info->rank)
+                info->local_rank = i;
+        }
+        vbt_debug("PMIX_LOCAL_RANK not available: %d, our place in the local peer list",
+                  info->local_rank);
     }
-    get_int(my_proc.rank, PMIX_LOCAL_RANK, &info->local_rank);
-    info->node_rank = info->local_rank;
-    get_int(my_proc.rank, PMIX_NODE_RANK, &info->node_rank);
-    info->appnum = 0;
-    get_int(my_proc.rank, PMIX_APPNUM, &info->appnum);
+    if (get_int(my_proc.rank, PMIX_NODE_RANK, &info->node_rank) != 0) {
+        info->node_rank = info->local_rank;
+        vbt_debug("PMIX_NODE_RANK not available: taking the local rank, %d", info->node_rank);
+    }
+    if (get_int(my_proc.rank, PMIX_APPNUM, &info->appnum) != 0) {
+        info->appnum = 0;
+        vbt_debug("PMIX_APPNUM not available: taking 0 (one program)");
+    }
 
-    rc = PMIx_Get(&my_proc, PMIX_HOSTNAME, NULL, 0, &val);
-    if (rc == PMIX_SUCCESS && val != NULL && val->type == PMIX_STRING && val->data.string)
+    val = NULL;
+    rc = get_job_info(&my_proc, PMIX_HOSTNAME, &val);
+    if (rc == PMIX_SUCCESS && val->type == PMIX_STRING && val->data.string)
         snprintf(info->hostname, sizeof(info->hostname), "%s", val->data.string);
+    else
+        vbt_debug("PMIX_HOSTNAME not available: taking gethostname's %s", info->hostname);
     if (val != NULL)
         PMIX_VALUE_RELEASE(val);
 

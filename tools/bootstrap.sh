@@ -1,7 +1,8 @@
 #!/bin/sh
 # Set up a fresh Debian 12 machine for Verbatim and build it: install the Debian packages
-# (build dependencies and the Soft-RoCE VM's), then autogen, configure, make and make install
-# into ./build and ./install. Run as root (it calls apt-get). Safe to run again.
+# (build dependencies, the Soft-RoCE VM's, Slurm and munge for the Slurm test), then autogen,
+# configure, make and make install into ./build and ./install. Run as root (it calls apt-get).
+# Safe to run again.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -9,7 +10,8 @@ top=$(pwd)
 packages="build-essential autoconf automake libtool pkg-config
   libibverbs-dev rdma-core ibverbs-providers ibverbs-utils perftest
   libhwloc-dev libpmix-dev check
-  qemu-system-x86 linux-image-amd64 busybox-static iproute2 kmod cpio"
+  qemu-system-x86 linux-image-amd64 busybox-static iproute2 kmod cpio
+  slurm-wlm slurm-wlm-basic-plugins munge"
 
 missing=""
 for p in $packages; do
@@ -22,8 +24,20 @@ elif [ "$(id -u)" -eq 0 ]; then
     echo "bootstrap: installing Debian packages:$missing"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
+    # No daemon starts at installation (munged, slurmctld, slurmd): the Slurm test brings up
+    # private ones (test/slurm/slurm-up). policy-rc.d is how Debian says so to invoke-rc.d and
+    # deb-systemd-invoke; one already there is left alone.
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+    fi
     # shellcheck disable=SC2086 # a word list on purpose
-    apt-get install -y -q --no-install-recommends $missing
+    apt-get install -y -q --no-install-recommends $missing || {
+        [ -z "$policy" ] || rm -f "$policy"
+        exit 1
+    }
+    [ -z "$policy" ] || rm -f "$policy"
 else
     echo "bootstrap: missing Debian packages:$missing; run this as root to install them" >&2
     exit 1

@@ -22,6 +22,9 @@ static int get_u32(const pmix_proc_t *proc, const char *key, unsigned *out)
     case PMIX_PROC_RANK:
         *out = val->data.rank;
         break;
+    case PMIX_INT: /* Slurm's PMIx plugin gives PMIX_APPNUM as an int */
+        *out = (unsigned)val->data.integer;
+        break;
     default:
         PMIX_VALUE_RELEASE(val);
         return -1;
