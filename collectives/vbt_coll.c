@@ -166,7 +166,7 @@ vbt_status_t vbt_coll_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount
     else
         st = vbt_coll_alltoall_pairwise(comm, sbuf, scount, sdt, rbuf, rcount, rdt);
 out:
-    vbt_coll_tmp_free(copy, rdt);
+    vbt_coll_tmp_free(copy, (size_t)comm->size * rcount, rdt);
     return st;
 }
 

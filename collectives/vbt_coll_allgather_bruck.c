@@ -31,6 +31,6 @@ vbt_status_t vbt_coll_allgather_bruck(vbt_comm_t *comm, void *rbuf, size_t rcoun
     if (st == VBT_OK)
         st = vbt_coll_copy(vbt_coll_at(tmp, (size_t)(n - me) * rcount, rdt), (size_t)me * rcount,
                            rdt, rbuf, (size_t)me * rcount, rdt);
-    vbt_coll_tmp_free(tmp, rdt);
+    vbt_coll_tmp_free(tmp, (size_t)n * rcount, rdt);
     return st;
 }

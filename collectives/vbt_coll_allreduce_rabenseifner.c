@@ -111,6 +111,6 @@ vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf,
     st = vbt_coll_pof2_unfold(comm, rbuf, count, dt, rem, VBT_COLL_TAG_ALLREDUCE);
 out:
     free(cnts);
-    vbt_coll_tmp_free(tmp, dt);
+    vbt_coll_tmp_free(tmp, count, dt);
     return st;
 }

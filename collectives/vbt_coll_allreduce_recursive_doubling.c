@@ -50,6 +50,6 @@ vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void 
 
     st = vbt_coll_pof2_unfold(comm, rbuf, count, dt, rem, VBT_COLL_TAG_ALLREDUCE);
 out:
-    vbt_coll_tmp_free(tmp, dt);
+    vbt_coll_tmp_free(tmp, count, dt);
     return st;
 }

@@ -35,7 +35,7 @@ vbt_status_t vbt_coll_allreduce_ring(vbt_comm_t *comm, const void *sbuf, void *r
                                       VBT_COLL_TAG_ALLREDUCE);
     if (st == VBT_OK)
         st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, dt, 0, VBT_COLL_TAG_ALLREDUCE);
-    vbt_coll_tmp_free(tmp, dt);
+    vbt_coll_tmp_free(tmp, counts[0], dt);
     free(counts);
     return st;
 }

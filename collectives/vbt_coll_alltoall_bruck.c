@@ -49,8 +49,8 @@ vbt_status_t vbt_coll_alltoall_bruck(vbt_comm_t *comm, const void *sbuf, size_t 
             vbt_coll_copy(vbt_coll_at(tmp, (size_t)i * rcount, rdt), rcount, rdt,
                           vbt_coll_at(rbuf, (size_t)((me - i + n) % n) * rcount, rdt), rcount, rdt);
 out:
-    vbt_coll_tmp_free(rpack, rdt);
-    vbt_coll_tmp_free(spack, rdt);
-    vbt_coll_tmp_free(tmp, rdt);
+    vbt_coll_tmp_free(rpack, half, rdt);
+    vbt_coll_tmp_free(spack, half, rdt);
+    vbt_coll_tmp_free(tmp, (size_t)n * rcount, rdt);
     return st;
 }

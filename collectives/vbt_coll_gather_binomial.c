@@ -2,7 +2,11 @@
  * [v, v + lowbit(v)) in a temporary buffer, in order, and sends them to v - lowbit(v) in one
  * message. log2 n rounds instead of n - 1 receives at the root: the choice for small blocks.
  * The root's buffer is in relative order, so unless the root is rank 0 it is rotated into place
- * at the end. */
+ * at the end.
+ *
+ * The temporary buffer holds the blocks packed, as bytes: a rank's send type says nothing about
+ * the other ranks' data, and may even have overlapping elements (legal for sending), so its
+ * layout cannot hold what arrives. Only rank 0 as the root gathers straight into its buffer. */
 #include "vbt_coll_int.h"
 
 vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t scount,
@@ -11,10 +15,11 @@ vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t
 {
     int n = comm->size, me = comm->rank;
     int vr = (me - root + n) % n, sub = n;
-    /* Blocks are counted in the local description of one rank's data: recvcount/recvtype at
-     * the root, sendcount/sendtype elsewhere (recv arguments mean nothing there). */
-    size_t bc = me == root ? rcount : scount;
-    MPI_Datatype bt = me == root ? rdt : sdt;
+    /* One rank's block is the same number of bytes everywhere: the root's recvcount/recvtype,
+     * elsewhere sendcount/sendtype (recv arguments mean nothing there). The accumulating buffer
+     * counts in elements of bt, bc of them per block. */
+    size_t bc = me == root ? vbt_coll_bytes(rcount, rdt) : vbt_coll_bytes(scount, sdt);
+    MPI_Datatype bt = MPI_BYTE;
     void *tmp = NULL, *acc;
     vbt_status_t st = VBT_OK;
 
@@ -26,6 +31,8 @@ vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t
     }
     if (me == root && root == 0) {
         acc = rbuf;
+        bc = rcount;
+        bt = rdt;
     } else {
         acc = tmp = vbt_coll_tmp_alloc((size_t)sub * bc, bt);
         if (tmp == NULL)
@@ -50,11 +57,12 @@ vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t
     if (st == VBT_OK && me == root && root != 0) {
         /* tmp[i] is the block of rank i + root. */
         st = vbt_coll_copy(acc, (size_t)(n - root) * bc, bt,
-                           vbt_coll_at(rbuf, (size_t)root * bc, bt), (size_t)(n - root) * bc, bt);
+                           vbt_coll_at(rbuf, (size_t)root * rcount, rdt),
+                           (size_t)(n - root) * rcount, rdt);
         if (st == VBT_OK)
             st = vbt_coll_copy(vbt_coll_at(acc, (size_t)(n - root) * bc, bt), (size_t)root * bc, bt,
-                               rbuf, (size_t)root * bc, bt);
+                               rbuf, (size_t)root * rcount, rdt);
     }
-    vbt_coll_tmp_free(tmp, bt);
+    vbt_coll_tmp_free(tmp, (size_t)sub * bc, bt);
     return st;
 }

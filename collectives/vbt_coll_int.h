@@ -69,17 +69,27 @@ vbt_coll_alg_t vbt_coll_select_reduce_scatter(int n, size_t bytes, int commutati
 
 /* ---- typed buffers (vbt_coll_util.c) --------------------------------------------------------- */
 
-/* The address of element index of a buffer of dt. */
+/* The address of element index of a buffer of dt (below buf for a negative extent). */
 void *vbt_coll_at(const void *buf, size_t index, MPI_Datatype dt);
+/* The bytes count elements of dt at buf may touch: [buf + *lo_p, buf + *hi_p), from the lower
+ * of the first and last elements' true_lb to the higher one's true_ub, whatever the signs of
+ * the extent and the bounds (empty for count 0). */
+void vbt_coll_range(size_t count, MPI_Datatype dt, MPI_Aint *lo_p, MPI_Aint *hi_p);
 /* Bytes that count elements of dt span in memory (the size of a temporary buffer for them). */
 size_t vbt_coll_span(size_t count, MPI_Datatype dt);
+/* Where the data of elements of dt at buf is one run of bytes (count * size of them), for an
+ * algorithm that cuts a message at byte boundaries: buf + true_lb when dt is contiguous, else
+ * NULL (pack it). */
+void *vbt_coll_contig_data(const void *buf, MPI_Datatype dt);
 /* Bytes of data in count elements of dt (equal on every rank for matching type signatures). */
 size_t vbt_coll_bytes(size_t count, MPI_Datatype dt);
-/* A temporary buffer for count elements of dt, laid out as a user buffer of dt would be (not
- * NULL for count 0); NULL when out of memory (logged). Free with vbt_coll_tmp_free and the
- * same dt (NULL is fine). */
+/* A temporary buffer for count elements of dt, laid out as a user buffer of dt would be (its
+ * address is where element 0 goes, which need not be the allocation's start); not NULL for
+ * count 0, NULL when out of memory (logged). Free with vbt_coll_tmp_free and the same count
+ * and dt (NULL is fine). Elements of a type that overlap (allowed in send buffers) overlap
+ * here too: receive such data into packed bytes instead (count bytes of MPI_BYTE). */
 void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt);
-void vbt_coll_tmp_free(void *tmp, MPI_Datatype dt);
+void vbt_coll_tmp_free(void *tmp, size_t count, MPI_Datatype dt);
 /* Copy scount elements of sdt at src to rcount elements of rdt at dst; VBT_ERR_TRUNCATE when
  * the source holds more data than the destination takes. */
 vbt_status_t vbt_coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst,

@@ -75,7 +75,7 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
         st = vbt_coll_copy(cur, count, dt, rbuf, count, dt);
     }
 out:
-    vbt_coll_tmp_free(tmp, dt);
-    vbt_coll_tmp_free(own, dt);
+    vbt_coll_tmp_free(tmp, count, dt);
+    vbt_coll_tmp_free(own, count, dt);
     return st;
 }

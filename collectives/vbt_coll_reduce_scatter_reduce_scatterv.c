@@ -44,6 +44,6 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     st = vbt_coll_finish(reqs, nreq, st);
 out:
     free(reqs);
-    vbt_coll_tmp_free(full, dt);
+    vbt_coll_tmp_free(full, total, dt);
     return st;
 }

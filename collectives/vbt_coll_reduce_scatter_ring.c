@@ -36,8 +36,8 @@ vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, vo
     if (st == VBT_OK)
         st = vbt_coll_copy(vbt_coll_at(full, displs[me], dt), cnts[me], dt, rbuf, cnts[me], dt);
 out:
-    vbt_coll_tmp_free(chunk, dt);
-    vbt_coll_tmp_free(full, dt);
+    vbt_coll_tmp_free(chunk, largest, dt);
+    vbt_coll_tmp_free(full, total, dt);
     free(cnts);
     return st;
 }

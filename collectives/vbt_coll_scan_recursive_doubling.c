@@ -49,8 +49,8 @@ vbt_status_t vbt_coll_scan_rounds(vbt_comm_t *comm, const void *mine, void *rbuf
         }
     }
 out:
-    vbt_coll_tmp_free(tmp, dt);
-    vbt_coll_tmp_free(partial, dt);
+    vbt_coll_tmp_free(tmp, count, dt);
+    vbt_coll_tmp_free(partial, count, dt);
     return st;
 }
 

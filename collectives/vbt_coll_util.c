@@ -4,7 +4,15 @@
  * move as count * size bytes from buf + true_lb, others through the datatype engine (packed
  * on the wire by point-to-point, packed and unpacked here for local copies and reductions).
  * Temporary buffers have the user's layout, so an algorithm treats them and user buffers
- * alike. Types with a negative extent are not supported. */
+ * alike.
+ *
+ * Any committed type works: the extent may be negative (element i then lies below element 0,
+ * so the buffer spans downwards from buf), true_lb may be negative, and elements may have
+ * holes or overlap. So every offset is signed, and the bytes a buffer covers are found from its
+ * first and last elements (vbt_coll_range), never as count * extent up from buf. Overlapping
+ * elements are legal in send buffers only, so an algorithm that would receive into the layout
+ * of a send type holds packed bytes (MPI_BYTE) instead: the binomial gather and scatter, and
+ * the scatter-allgather broadcast, whose ranks may describe the data with different types. */
 #include "vbt_coll_int.h"
 #include "vbt_datatype.h"
 #include "vbt_log.h"
@@ -21,16 +29,32 @@ static const vbt_dtype_t *type_of(MPI_Datatype dt)
 
 void *vbt_coll_at(const void *buf, size_t index, MPI_Datatype dt)
 {
-    return (char *)(uintptr_t)buf + (ptrdiff_t)index * type_of(dt)->extent;
+    return (char *)(uintptr_t)buf + (MPI_Aint)index * type_of(dt)->extent;
+}
+
+void vbt_coll_range(size_t count, MPI_Datatype dt, MPI_Aint *lo_p, MPI_Aint *hi_p)
+{
+    const vbt_dtype_t *t = type_of(dt);
+    /* Where the last element starts: below the first for a negative extent. */
+    MPI_Aint last = count > 0 ? (MPI_Aint)(count - 1) * t->extent : 0;
+
+    *lo_p = t->true_lb + (last < 0 ? last : 0);
+    *hi_p = count > 0 ? t->true_ub + (last > 0 ? last : 0) : *lo_p;
 }
 
 size_t vbt_coll_span(size_t count, MPI_Datatype dt)
 {
+    MPI_Aint lo, hi;
+
+    vbt_coll_range(count, dt, &lo, &hi);
+    return (size_t)(hi - lo);
+}
+
+void *vbt_coll_contig_data(const void *buf, MPI_Datatype dt)
+{
     const vbt_dtype_t *t = type_of(dt);
 
-    if (count == 0)
-        return 0;
-    return (count - 1) * (size_t)t->extent + (size_t)(t->true_ub - t->true_lb);
+    return t->contig ? (char *)(uintptr_t)buf + t->true_lb : NULL;
 }
 
 size_t vbt_coll_bytes(size_t count, MPI_Datatype dt)
@@ -40,21 +64,27 @@ size_t vbt_coll_bytes(size_t count, MPI_Datatype dt)
 
 void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt)
 {
-    size_t bytes = vbt_coll_span(count, dt);
-    char *p = malloc(bytes ? bytes : 1);
+    MPI_Aint lo, hi;
+    char *p;
 
+    vbt_coll_range(count, dt, &lo, &hi);
+    p = malloc(hi > lo ? (size_t)(hi - lo) : 1);
     if (p == NULL) {
-        vbt_error("collective: no memory for a %zu-byte temporary buffer", bytes);
+        vbt_error("collective: no memory for a %zu-byte temporary buffer", (size_t)(hi - lo));
         return NULL;
     }
-    /* Element 0's data starts true_lb after the buffer's address. */
-    return (void *)((uintptr_t)p - (uintptr_t)type_of(dt)->true_lb);
+    /* The lowest byte the elements touch is the allocation's first. */
+    return (void *)((uintptr_t)p - (uintptr_t)lo);
 }
 
-void vbt_coll_tmp_free(void *tmp, MPI_Datatype dt)
+void vbt_coll_tmp_free(void *tmp, size_t count, MPI_Datatype dt)
 {
-    if (tmp != NULL)
-        free((void *)((uintptr_t)tmp + (uintptr_t)type_of(dt)->true_lb));
+    MPI_Aint lo, hi;
+
+    if (tmp == NULL)
+        return;
+    vbt_coll_range(count, dt, &lo, &hi);
+    free((void *)((uintptr_t)tmp + (uintptr_t)lo));
 }
 
 vbt_status_t vbt_coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst,
@@ -191,7 +221,7 @@ void *vbt_coll_vaddr(const vbt_coll_vbuf_t *v, const void *buf, int i)
 {
     if (v->dts != NULL)
         return (char *)(uintptr_t)buf + v->displs[i];
-    return (char *)(uintptr_t)buf + (ptrdiff_t)v->displs[i] * type_of(v->dt)->extent;
+    return (char *)(uintptr_t)buf + (MPI_Aint)v->displs[i] * type_of(v->dt)->extent;
 }
 
 MPI_Datatype vbt_coll_vtype(const vbt_coll_vbuf_t *v, int i)
@@ -206,16 +236,16 @@ vbt_status_t vbt_coll_vdup(const vbt_coll_vbuf_t *v, int n, const void *buf, voi
     char *base;
 
     for (int i = 0; i < n; i++) {
-        MPI_Datatype dt = vbt_coll_vtype(v, i);
-        const char *a = (const char *)vbt_coll_vaddr(v, buf, i) + type_of(dt)->true_lb;
-        const char *b = a + vbt_coll_span((size_t)v->counts[i], dt);
+        const char *a = vbt_coll_vaddr(v, buf, i);
+        MPI_Aint blo, bhi;
 
         if (v->counts[i] == 0)
             continue;
-        if (lo == NULL || a < lo)
-            lo = a;
-        if (hi == NULL || b > hi)
-            hi = b;
+        vbt_coll_range((size_t)v->counts[i], vbt_coll_vtype(v, i), &blo, &bhi);
+        if (lo == NULL || a + blo < lo)
+            lo = a + blo;
+        if (hi == NULL || a + bhi > hi)
+            hi = a + bhi;
     }
     if (lo == NULL)
         lo = hi = buf;

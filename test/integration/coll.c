@@ -9,7 +9,9 @@
  * checks error classes under MPI_ERRORS_RETURN; "big" runs the large-message algorithms'
  * auto switch points (512 KiB and more); "comms" runs collectives on MPI_COMM_SELF, a
  * duplicate and splits of MPI_COMM_WORLD; "derived" moves non-contiguous and shifted derived
- * datatypes (and mixes them with MPI_INT); "fatal" (not in "all") passes a bad root under
+ * datatypes (and mixes them with MPI_INT); "negext" runs every collective, the neighbourhood
+ * ones included, with datatypes of negative extent, negative true lower bound, holes, and
+ * (sent only) overlapping elements; "fatal" (not in "all") passes a bad root under
  * MPI_ERRORS_ARE_FATAL. */
 #include <mpi.h>
 #include <stdint.h>
@@ -995,6 +997,610 @@ static void test_derived(void)
         CHECK(MPI_Type_free(&cases[t].dt) == MPI_SUCCESS);
 }
 
+/* ---- any datatype: "negext" ------------------------------------------------------------------
+ * Every collective (and the neighbourhood ones on a periodic ring) with datatypes whose elements
+ * do not sit above their address in order: an int resized to extent -4 (element e at address
+ * - 4e), an hvector of 2 ints with stride -2 ints (true lower bound -8, a hole, extent 12) and
+ * that hvector resized to extent -12 (downwards, with holes, true_lb < 0); bcast also with
+ * plain ints at the root. Send-only, the overlapping types MPI allows for sending: 2 ints
+ * resized to extent -4 and 4 (element e shares an int with element e + 1), sent as the type
+ * and received as plain ints.
+ * Buffers are described logically: lg[e * per + k] is data int k of element e (SENTINEL for an
+ * element in a gap of a v collective), laid out at dpos(d, e, k) ints from the address passed
+ * to MPI, which sits inside the allocation so that everything the elements touch, and one int
+ * more each side, is in it. Every int of every receive buffer is checked. */
+typedef struct {
+    int *mem, *addr; /* the allocation; the address passed to MPI */
+    int len;         /* ints in mem */
+} tbuf_t;
+
+static tbuf_t tb_make(const dtype_case_t *d, int n, const int *lg)
+{
+    int lo = 0, hi = 0;
+    tbuf_t b;
+
+    for (int c = 0; n > 0 && c < 4; c++) {
+        int p = dpos(d, c & 1 ? n - 1 : 0, c & 2 ? d->per - 1 : 0);
+        lo = p < lo ? p : lo;
+        hi = p > hi ? p : hi;
+    }
+    b.len = hi - lo + 3;
+    b.mem = ints((size_t)b.len, SENTINEL);
+    b.addr = b.mem + 1 - lo;
+    for (int e = 0; lg != NULL && e < n; e++)
+        for (int k = 0; k < d->per; k++)
+            b.addr[dpos(d, e, k)] = lg[e * d->per + k];
+    return b;
+}
+
+/* Every int of b against n elements of d holding lg, all else SENTINEL. */
+static void tb_check(const tbuf_t *b, const dtype_case_t *d, int n, const int *lg, const char *what,
+                     int root)
+{
+    tbuf_t w = tb_make(d, n, lg);
+
+    for (int x = 0; x < w.len; x++)
+        EXPECT(b->mem[x], w.mem[x], "%s %s count %d root %d: int %d from the address", what,
+               d->name, n, root, (int)(x - (w.addr - w.mem)));
+    free(w.mem);
+}
+
+/* The data of n elements of d in b, in type-map order (what goes on the wire). */
+static int *tb_packed(const tbuf_t *b, const dtype_case_t *d, int n)
+{
+    int *p = ints((size_t)n * d->per, 0);
+
+    for (int e = 0; e < n; e++)
+        for (int k = 0; k < d->per; k++)
+            p[e * d->per + k] = b->addr[dpos(d, e, k)];
+    return p;
+}
+
+/* val(seed, j) for j < m. */
+static int *lgseq(int m, int seed)
+{
+    int *p = ints((size_t)m, 0);
+
+    for (int j = 0; j < m; j++)
+        p[j] = val(seed, (size_t)j);
+    return p;
+}
+
+/* A buffer of total elements of per ints whose block j (cnts[j] elements from element
+ * displs[j]) holds val(s0 + s1 * j, i) at its int i, every other element SENTINEL; only >= 0:
+ * that block alone. */
+static int *blocks_lg(int per, int total, const int *cnts, const int *displs, int s0, int s1,
+                      int only)
+{
+    int *p = ints((size_t)total * per, SENTINEL);
+
+    for (int j = 0; j < size; j++)
+        for (int i = 0; (only < 0 || only == j) && i < cnts[j] * per; i++)
+            p[displs[j] * per + i] = val(s0 + s1 * j, (size_t)i);
+    return p;
+}
+
+/* Reduction references: the MPI_SUM over ranks [lo, hi) of int j of the vector val(r, j). */
+static int *lgsum(int m, int lo, int hi)
+{
+    int *p = ints((size_t)m, 0);
+
+    for (int j = 0; j < m; j++)
+        p[j] = reduced(0, lo, hi, (size_t)j);
+    return p;
+}
+
+/* Bcast, reduce (MPI_SUM), gather(v) and scatter(v), with the first and the last rank as the
+ * root, in place and not. */
+static void neg_rooted(const dtype_case_t *d, int n)
+{
+    int m = n * d->per, *cnts = ints((size_t)size, n), *displs = ints((size_t)size, 0);
+    int *mine = lgseq(m, rank), *sum = lgsum(m, 0, size);
+
+    for (int j = 0; j < size; j++)
+        displs[j] = j * n;
+    for (int k = 0; k < 2; k++) {
+        int root = k ? size - 1 : 0;
+        for (int inplace = 0; inplace < 2; inplace++) {
+            int ip = inplace && rank == root;
+            int *all = blocks_lg(d->per, n * size, cnts, displs, 0, 1, -1);
+            tbuf_t s, r;
+
+            /* Bcast (once per root), then from plain ints at the root: the datatypes differ
+             * but the type signatures match. */
+            if (!inplace) {
+                int *lg = lgseq(m, root);
+                r = tb_make(d, n, rank == root ? lg : NULL);
+                CHECK(MPI_Bcast(r.addr, n, d->dt, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                tb_check(&r, d, n, lg, "bcast", root);
+                free(r.mem);
+                r = tb_make(d, n, NULL);
+                if (rank == root)
+                    CHECK(MPI_Bcast(lg, m, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                else
+                    CHECK(MPI_Bcast(r.addr, n, d->dt, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                if (rank != root)
+                    tb_check(&r, d, n, lg, "bcast from MPI_INT", root);
+                free(r.mem);
+                free(lg);
+            }
+
+            /* Reduce. */
+            s = tb_make(d, n, mine);
+            r = tb_make(d, n, ip ? mine : NULL);
+            CHECK(MPI_Reduce(ip ? MPI_IN_PLACE : s.addr, r.addr, n, d->dt, MPI_SUM, root,
+                             MPI_COMM_WORLD) == MPI_SUCCESS);
+            if (rank == root)
+                tb_check(&r, d, n, sum, ip ? "reduce in place" : "reduce", root);
+            tb_check(&s, d, n, mine, "reduce changed sendbuf", root);
+            free(s.mem);
+            free(r.mem);
+
+            /* Gather: rank j's n elements at element j * n of the root's buffer. */
+            {
+                int *pre = blocks_lg(d->per, n * size, cnts, displs, 0, 1, root);
+                s = tb_make(d, n, mine);
+                r = tb_make(d, n * size, ip ? pre : NULL);
+                CHECK(MPI_Gather(ip ? MPI_IN_PLACE : s.addr, n, d->dt, r.addr, n, d->dt, root,
+                                 MPI_COMM_WORLD) == MPI_SUCCESS);
+                if (rank == root)
+                    tb_check(&r, d, n * size, all, ip ? "gather in place" : "gather", root);
+                free(s.mem);
+                free(r.mem);
+                free(pre);
+            }
+
+            /* Scatter: the root's buffer as gather's result, rank j gets block j. */
+            s = tb_make(d, n * size, all);
+            r = tb_make(d, n, NULL);
+            CHECK(MPI_Scatter(s.addr, n, d->dt, ip ? MPI_IN_PLACE : r.addr, n, d->dt, root,
+                              MPI_COMM_WORLD) == MPI_SUCCESS);
+            if (!ip)
+                tb_check(&r, d, n, mine, "scatter", root);
+            if (rank == root)
+                tb_check(&s, d, n * size, all, "scatter changed sendbuf", root);
+            free(s.mem);
+            free(r.mem);
+            free(all);
+
+            /* Gatherv and scatterv: the blocks and gaps of vlayout, in elements. */
+            {
+                int *vc = ints((size_t)size, 0), *vd = ints((size_t)size, 0);
+                int mc, *vmine, *vall, *pre;
+                size_t total;
+
+                vlayout(n, vc, vd, &total);
+                mc = vc[rank];
+                vmine = lgseq(mc * d->per, rank);
+                vall = blocks_lg(d->per, (int)total, vc, vd, 0, 1, -1);
+                pre = blocks_lg(d->per, (int)total, vc, vd, 0, 1, root);
+                s = tb_make(d, mc, vmine);
+                r = tb_make(d, (int)total, ip ? pre : NULL);
+                CHECK(MPI_Gatherv(ip ? MPI_IN_PLACE : s.addr, mc, d->dt, r.addr, vc, vd, d->dt,
+                                  root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                if (rank == root)
+                    tb_check(&r, d, (int)total, vall, ip ? "gatherv in place" : "gatherv", root);
+                free(s.mem);
+                free(r.mem);
+                s = tb_make(d, (int)total, vall);
+                r = tb_make(d, mc, NULL);
+                CHECK(MPI_Scatterv(s.addr, vc, vd, d->dt, ip ? MPI_IN_PLACE : r.addr, mc, d->dt,
+                                   root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                if (!ip)
+                    tb_check(&r, d, mc, vmine, "scatterv", root);
+                if (rank == root)
+                    tb_check(&s, d, (int)total, vall, "scatterv changed sendbuf", root);
+                free(s.mem);
+                free(r.mem);
+                free(vmine);
+                free(vall);
+                free(pre);
+                free(vc);
+                free(vd);
+            }
+        }
+    }
+    free(mine);
+    free(sum);
+    free(cnts);
+    free(displs);
+}
+
+/* Allreduce, scan, exscan and reduce_scatter(_block) with MPI_SUM, in place and not. */
+static void neg_reductions(const dtype_case_t *d, int n)
+{
+    int m = n * d->per, *mine = lgseq(m, rank), *sum = lgsum(m, 0, size);
+
+    for (int inplace = 0; inplace < 2; inplace++) {
+        int *scan = lgsum(m, 0, rank + 1), *exscan = lgsum(m, 0, rank > 0 ? rank : 1);
+        const char *how = inplace ? " in place" : "";
+        char what[64];
+        tbuf_t s = tb_make(d, n, mine), r = tb_make(d, n, inplace ? mine : NULL);
+
+        snprintf(what, sizeof(what), "allreduce%s", how);
+        CHECK(MPI_Allreduce(inplace ? MPI_IN_PLACE : s.addr, r.addr, n, d->dt, MPI_SUM,
+                            MPI_COMM_WORLD) == MPI_SUCCESS);
+        tb_check(&r, d, n, sum, what, -1);
+        free(r.mem);
+        r = tb_make(d, n, inplace ? mine : NULL);
+        snprintf(what, sizeof(what), "scan%s", how);
+        CHECK(MPI_Scan(inplace ? MPI_IN_PLACE : s.addr, r.addr, n, d->dt, MPI_SUM,
+                       MPI_COMM_WORLD) == MPI_SUCCESS);
+        tb_check(&r, d, n, scan, what, -1);
+        free(r.mem);
+        r = tb_make(d, n, inplace ? mine : NULL);
+        snprintf(what, sizeof(what), "exscan%s", how);
+        CHECK(MPI_Exscan(inplace ? MPI_IN_PLACE : s.addr, r.addr, n, d->dt, MPI_SUM,
+                         MPI_COMM_WORLD) == MPI_SUCCESS);
+        if (rank > 0)
+            tb_check(&r, d, n, exscan, what, -1);
+        tb_check(&s, d, n, mine, "reductions changed sendbuf", -1);
+        free(r.mem);
+        free(s.mem);
+        free(scan);
+        free(exscan);
+
+        /* Reduce_scatter (block j: vcount(n, j) elements, back to back) and _block. */
+        for (int block = 0; block < 2; block++) {
+            int total = 0, off = 0, *cnts = ints((size_t)size, 0), *full, *want;
+            tbuf_t rs, rr;
+            int *got;
+
+            for (int j = 0; j < size; j++) {
+                cnts[j] = block ? n : vcount(n, j);
+                off += j < rank ? cnts[j] : 0;
+                total += cnts[j];
+            }
+            full = lgseq(total * d->per, rank);
+            want = lgsum(total * d->per, 0, size);
+            rs = tb_make(d, total, full);
+            rr = tb_make(d, inplace ? total : cnts[rank], inplace ? full : NULL);
+            snprintf(what, sizeof(what), "reduce_scatter%s%s", block ? "_block" : "", how);
+            if (block)
+                CHECK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : rs.addr, rr.addr, n, d->dt,
+                                               MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+            else
+                CHECK(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : rs.addr, rr.addr, cnts, d->dt,
+                                         MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+            if (inplace) { /* the rest of the buffer is undefined: check my block's data */
+                got = tb_packed(&rr, d, cnts[rank]);
+                for (int j = 0; j < cnts[rank] * d->per; j++)
+                    EXPECT(got[j], want[off * d->per + j], "%s %s count %d: int %d", what, d->name,
+                           n, j);
+                free(got);
+            } else {
+                tb_check(&rr, d, cnts[rank], want + off * d->per, what, -1);
+            }
+            free(rs.mem);
+            free(rr.mem);
+            free(full);
+            free(want);
+            free(cnts);
+        }
+    }
+    free(mine);
+    free(sum);
+}
+
+/* Allgather(v) and alltoall(v, w), in place and not. */
+static void neg_all(const dtype_case_t *d, int n)
+{
+    int m = n * d->per, *cnts = ints((size_t)size, n), *displs = ints((size_t)size, 0);
+    int *mine = lgseq(m, rank);
+
+    for (int j = 0; j < size; j++)
+        displs[j] = j * n;
+    for (int inplace = 0; inplace < 2; inplace++) {
+        const char *how = inplace ? " in place" : "";
+        char what[64];
+        int *all = blocks_lg(d->per, n * size, cnts, displs, 0, 1, -1);
+        int *pre = blocks_lg(d->per, n * size, cnts, displs, 0, 1, rank);
+        int *a2s = blocks_lg(d->per, n * size, cnts, displs, rank * 7, 1, -1);
+        int *a2r = blocks_lg(d->per, n * size, cnts, displs, rank, 7, -1);
+        int *vc = ints((size_t)size, 0), *vd = ints((size_t)size, 0), *vall, *vpre, *vmine;
+        int *pc = ints((size_t)size, 0), *pd = ints((size_t)size, 0), *pbd, *ps, *pr;
+        MPI_Datatype *types = xmalloc((size_t)size * sizeof(MPI_Datatype));
+        size_t vtotal, ptotal;
+        tbuf_t s = tb_make(d, n, mine), r = tb_make(d, n * size, inplace ? pre : NULL);
+
+        snprintf(what, sizeof(what), "allgather%s", how);
+        CHECK(MPI_Allgather(inplace ? MPI_IN_PLACE : s.addr, n, d->dt, r.addr, n, d->dt,
+                            MPI_COMM_WORLD) == MPI_SUCCESS);
+        tb_check(&r, d, n * size, all, what, -1);
+        free(s.mem);
+        free(r.mem);
+
+        vlayout(n, vc, vd, &vtotal);
+        vall = blocks_lg(d->per, (int)vtotal, vc, vd, 0, 1, -1);
+        vpre = blocks_lg(d->per, (int)vtotal, vc, vd, 0, 1, rank);
+        vmine = lgseq(vc[rank] * d->per, rank);
+        s = tb_make(d, vc[rank], vmine);
+        r = tb_make(d, (int)vtotal, inplace ? vpre : NULL);
+        snprintf(what, sizeof(what), "allgatherv%s", how);
+        CHECK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : s.addr, vc[rank], d->dt, r.addr, vc, vd,
+                             d->dt, MPI_COMM_WORLD) == MPI_SUCCESS);
+        tb_check(&r, d, (int)vtotal, vall, what, -1);
+        free(s.mem);
+        free(r.mem);
+
+        s = tb_make(d, n * size, a2s);
+        r = tb_make(d, n * size, inplace ? a2s : NULL);
+        snprintf(what, sizeof(what), "alltoall%s", how);
+        CHECK(MPI_Alltoall(inplace ? MPI_IN_PLACE : s.addr, n, d->dt, r.addr, n, d->dt,
+                           MPI_COMM_WORLD) == MPI_SUCCESS);
+        tb_check(&r, d, n * size, a2r, what, -1);
+        free(s.mem);
+        free(r.mem);
+
+        /* Alltoallv and w: pcount(n, me, j) elements each way, a gap of 2 before each block;
+         * w's displacements in bytes (negative for a negative extent). */
+        playout(n, rank, pc, pd, &ptotal);
+        ps = blocks_lg(d->per, (int)ptotal, pc, pd, rank * 7, 1, -1);
+        pr = blocks_lg(d->per, (int)ptotal, pc, pd, rank, 7, -1);
+        pbd = ints((size_t)size, 0);
+        for (int j = 0; j < size; j++) {
+            pbd[j] = pd[j] * d->ext * (int)sizeof(int);
+            types[j] = d->dt;
+        }
+        for (int w = 0; w < 2; w++) {
+            s = tb_make(d, (int)ptotal, ps);
+            r = tb_make(d, (int)ptotal, inplace ? ps : NULL);
+            snprintf(what, sizeof(what), "alltoall%s%s", w ? "w" : "v", how);
+            if (w)
+                CHECK(MPI_Alltoallw(inplace ? MPI_IN_PLACE : s.addr, pc, pbd, types, r.addr, pc,
+                                    pbd, types, MPI_COMM_WORLD) == MPI_SUCCESS);
+            else
+                CHECK(MPI_Alltoallv(inplace ? MPI_IN_PLACE : s.addr, pc, pd, d->dt, r.addr, pc, pd,
+                                    d->dt, MPI_COMM_WORLD) == MPI_SUCCESS);
+            tb_check(&r, d, (int)ptotal, pr, what, -1);
+            free(s.mem);
+            free(r.mem);
+        }
+        free(all);
+        free(pre);
+        free(a2s);
+        free(a2r);
+        free(vc);
+        free(vd);
+        free(vall);
+        free(vpre);
+        free(vmine);
+        free(pc);
+        free(pd);
+        free(pbd);
+        free(ps);
+        free(pr);
+        free(types);
+    }
+    free(mine);
+    free(cnts);
+    free(displs);
+}
+
+/* Neighbourhood collectives on a periodic ring (size 1 and 2: the same rank on both sides).
+ * In-neighbours and out-neighbours are [left, right]; rank q's send block b holds
+ * val(q * 7 + b, i), and block b goes to out-neighbour b, so that my receive block 0 (from the
+ * left) is the left's block 1 and block 1 is the right's block 0. Allgather: every block is
+ * the sender's only one. v and w: block b of rank q has n + (q + b) % 2 elements, received at
+ * element displacements with a gap of 1 before each. */
+static void neg_neighbor(const dtype_case_t *d, int n)
+{
+    int dims = size, periods = 1, nb[2] = {(rank + size - 1) % size, (rank + 1) % size};
+    int sc[2], sd[2], rc[2], rd[2], st, rt;
+    MPI_Aint sbd[2], rbd[2];
+    MPI_Datatype types[2] = {d->dt, d->dt};
+    MPI_Comm ring;
+    tbuf_t s, r;
+    int *ls, *lr;
+
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &ring) == MPI_SUCCESS);
+    /* allgather and alltoall: n elements per block. */
+    ls = ints((size_t)2 * n * d->per, 0);
+    lr = ints((size_t)2 * n * d->per, 0);
+    for (int i = 0; i < n * d->per; i++) {
+        ls[i] = val(rank * 7, (size_t)i);
+        ls[n * d->per + i] = val(rank * 7 + 1, (size_t)i);
+        lr[i] = val(nb[0] * 7, (size_t)i);
+        lr[n * d->per + i] = val(nb[1] * 7, (size_t)i);
+    }
+    s = tb_make(d, n, ls);
+    r = tb_make(d, 2 * n, NULL);
+    CHECK(MPI_Neighbor_allgather(s.addr, n, d->dt, r.addr, n, d->dt, ring) == MPI_SUCCESS);
+    tb_check(&r, d, 2 * n, lr, "neighbor_allgather", -1);
+    free(s.mem);
+    free(r.mem);
+    for (int i = 0; i < n * d->per; i++) {
+        lr[i] = val(nb[0] * 7 + 1, (size_t)i);
+        lr[n * d->per + i] = val(nb[1] * 7, (size_t)i);
+    }
+    s = tb_make(d, 2 * n, ls);
+    r = tb_make(d, 2 * n, NULL);
+    CHECK(MPI_Neighbor_alltoall(s.addr, n, d->dt, r.addr, n, d->dt, ring) == MPI_SUCCESS);
+    tb_check(&r, d, 2 * n, lr, "neighbor_alltoall", -1);
+    free(s.mem);
+    free(r.mem);
+    free(ls);
+    free(lr);
+
+    /* v and w. */
+    for (int b = 0; b < 2; b++) {
+        sc[b] = n + (rank + b) % 2;
+        sd[b] = b ? sc[0] + 2 : 1;
+        rc[b] = n + (nb[b] + (b ^ 1)) % 2;
+        rd[b] = b ? rc[0] + 2 : 1;
+    }
+    st = sd[1] + sc[1];
+    rt = rd[1] + rc[1];
+    ls = ints((size_t)st * d->per, SENTINEL);
+    lr = ints((size_t)rt * d->per, SENTINEL);
+    for (int b = 0; b < 2; b++) {
+        for (int i = 0; i < sc[b] * d->per; i++)
+            ls[sd[b] * d->per + i] = val(rank * 7 + b, (size_t)i);
+        for (int i = 0; i < rc[b] * d->per; i++)
+            lr[rd[b] * d->per + i] = val(nb[b] * 7 + (b ^ 1), (size_t)i);
+        sbd[b] = (MPI_Aint)sd[b] * d->ext * (MPI_Aint)sizeof(int);
+        rbd[b] = (MPI_Aint)rd[b] * d->ext * (MPI_Aint)sizeof(int);
+    }
+    for (int w = 0; w < 2; w++) {
+        s = tb_make(d, st, ls);
+        r = tb_make(d, rt, NULL);
+        if (w)
+            CHECK(MPI_Neighbor_alltoallw(s.addr, sc, sbd, types, r.addr, rc, rbd, types, ring) ==
+                  MPI_SUCCESS);
+        else
+            CHECK(MPI_Neighbor_alltoallv(s.addr, sc, sd, d->dt, r.addr, rc, rd, d->dt, ring) ==
+                  MPI_SUCCESS);
+        tb_check(&r, d, rt, lr, w ? "neighbor_alltoallw" : "neighbor_alltoallv", -1);
+        free(s.mem);
+        free(r.mem);
+    }
+    free(ls);
+    free(lr);
+
+    /* allgatherv: my block 1 to both sides, received at rd. */
+    for (int b = 0; b < 2; b++) {
+        rc[b] = n + (nb[b] + 1) % 2;
+        rd[b] = b ? rc[0] + 2 : 1;
+    }
+    rt = rd[1] + rc[1];
+    lr = ints((size_t)rt * d->per, SENTINEL);
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < rc[b] * d->per; i++)
+            lr[rd[b] * d->per + i] = val(nb[b] * 7 + 1, (size_t)i);
+    ls = lgseq(sc[1] * d->per, rank * 7 + 1);
+    s = tb_make(d, sc[1], ls);
+    r = tb_make(d, rt, NULL);
+    CHECK(MPI_Neighbor_allgatherv(s.addr, sc[1], d->dt, r.addr, rc, rd, d->dt, ring) ==
+          MPI_SUCCESS);
+    tb_check(&r, d, rt, lr, "neighbor_allgatherv", -1);
+    free(s.mem);
+    free(r.mem);
+    free(ls);
+    free(lr);
+    CHECK(MPI_Comm_free(&ring) == MPI_SUCCESS);
+}
+
+/* Overlapping elements, legal in send buffers only: sent as the type, received as ints. Rank
+ * q's buffer of n elements is laid out from lgseq(m, seed(q)) (later elements overwriting the
+ * ints they share with earlier ones); what it sends is that buffer's data in type-map order. */
+static int *sent_overlap(const dtype_case_t *d, int n, int seed)
+{
+    int *lg = lgseq(n * d->per, seed), *p;
+    tbuf_t b = tb_make(d, n, lg);
+
+    p = tb_packed(&b, d, n);
+    free(b.mem);
+    free(lg);
+    return p;
+}
+
+static void neg_overlap(const dtype_case_t *d, int n)
+{
+    int m = n * d->per, root = size - 1;
+    int *lg = lgseq(m, rank), *got = ints((size_t)m * size, SENTINEL);
+    tbuf_t s = tb_make(d, n, lg);
+
+    /* Bcast to ints. */
+    for (int x = 0; x < m; x++)
+        got[x] = SENTINEL;
+    if (rank == root)
+        CHECK(MPI_Bcast(s.addr, n, d->dt, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+    else
+        CHECK(MPI_Bcast(got, m, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank != root) {
+        int *want = sent_overlap(d, n, root);
+        for (int j = 0; j < m; j++)
+            EXPECT(got[j], want[j], "bcast %s count %d: int %d", d->name, n, j);
+        free(want);
+    }
+
+    /* Gather and allgather into ints: block q is what rank q's buffer holds. */
+    for (int all = 0; all < 2; all++) {
+        for (int x = 0; x < m * size; x++)
+            got[x] = SENTINEL;
+        if (all)
+            CHECK(MPI_Allgather(s.addr, n, d->dt, got, m, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Gather(s.addr, n, d->dt, got, m, MPI_INT, root, MPI_COMM_WORLD) ==
+                  MPI_SUCCESS);
+        for (int q = 0; (all || rank == root) && q < size; q++) {
+            int *want = sent_overlap(d, n, q);
+            for (int j = 0; j < m; j++)
+                EXPECT(got[q * m + j], want[j], "%s %s count %d: rank %d's int %d",
+                       all ? "allgather" : "gather", d->name, n, q, j);
+            free(want);
+        }
+    }
+    free(s.mem);
+    free(lg);
+
+    /* Scatter and alltoall from n * size elements: block j of rank q's packed buffer goes to
+     * rank j. */
+    lg = lgseq(m * size, rank * 7);
+    s = tb_make(d, n * size, lg);
+    for (int a2a = 0; a2a < 2; a2a++) {
+        for (int x = 0; x < m * size; x++)
+            got[x] = SENTINEL;
+        if (a2a)
+            CHECK(MPI_Alltoall(s.addr, n, d->dt, got, m, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Scatter(s.addr, n, d->dt, got, m, MPI_INT, root, MPI_COMM_WORLD) ==
+                  MPI_SUCCESS);
+        for (int q = 0; q < (a2a ? size : 1); q++) {
+            int *want = sent_overlap(d, n * size, (a2a ? q : root) * 7);
+            for (int j = 0; j < m; j++)
+                EXPECT(got[q * m + j], want[rank * m + j], "%s %s count %d: from rank %d int %d",
+                       a2a ? "alltoall" : "scatter", d->name, n, a2a ? q : root, j);
+            free(want);
+        }
+    }
+    free(s.mem);
+    free(lg);
+    free(got);
+}
+
+static void test_negext(void)
+{
+    static const int ncounts[] = {0, 1, 2, 7, 40};
+    dtype_case_t cases[5] = {{"int resized to extent -4", MPI_DATATYPE_NULL, 1, -1, 0, 0},
+                             {"hvector of stride -2 ints", MPI_DATATYPE_NULL, 2, 3, 0, -2},
+                             {"that hvector at extent -12", MPI_DATATYPE_NULL, 2, -3, 0, -2},
+                             {"2 ints at extent -4", MPI_DATATYPE_NULL, 2, -1, 0, 1},
+                             {"2 ints at extent 4", MPI_DATATYPE_NULL, 2, 1, 0, 1}};
+    MPI_Aint lb, ext, tlb, text;
+    MPI_Datatype pair;
+    const MPI_Aint isz = (MPI_Aint)sizeof(int);
+
+    CHECK(MPI_Type_create_resized(MPI_INT, 0, -isz, &cases[0].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_hvector(2, 1, -2 * isz, MPI_INT, &cases[1].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_resized(cases[1].dt, -2 * isz, -3 * isz, &cases[2].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_contiguous(2, MPI_INT, &pair) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_resized(pair, 0, -isz, &cases[3].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_resized(pair, 0, isz, &cases[4].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_free(&pair) == MPI_SUCCESS);
+    for (int t = 0; t < 5; t++)
+        CHECK(MPI_Type_commit(&cases[t].dt) == MPI_SUCCESS);
+    /* The bounds the layouts above assume. */
+    CHECK(MPI_Type_get_extent(cases[0].dt, &lb, &ext) == MPI_SUCCESS && lb == 0 && ext == -isz);
+    CHECK(MPI_Type_get_extent(cases[1].dt, &lb, &ext) == MPI_SUCCESS && lb == -2 * isz &&
+          ext == 3 * isz);
+    CHECK(MPI_Type_get_true_extent(cases[1].dt, &tlb, &text) == MPI_SUCCESS && tlb == -2 * isz &&
+          text == 3 * isz);
+    CHECK(MPI_Type_get_extent(cases[2].dt, &lb, &ext) == MPI_SUCCESS && ext == -3 * isz);
+    for (size_t c = 0; c < sizeof(ncounts) / sizeof(ncounts[0]); c++) {
+        for (int t = 0; t < 3; t++) {
+            neg_rooted(&cases[t], ncounts[c]);
+            neg_reductions(&cases[t], ncounts[c]);
+            neg_all(&cases[t], ncounts[c]);
+            neg_neighbor(&cases[t], ncounts[c]);
+        }
+        for (int t = 3; t < 5; t++)
+            neg_overlap(&cases[t], ncounts[c]);
+    }
+    for (int t = 0; t < 5; t++)
+        CHECK(MPI_Type_free(&cases[t].dt) == MPI_SUCCESS);
+}
+
 #define EXPECT_ERR(_call, _class)                                                                  \
     do {                                                                                           \
         int _rc = (_call), _cls = -1;                                                              \
@@ -1105,6 +1711,7 @@ static const mpitest_t tests[] = {
     {"noncommutative", test_noncommutative},
     {"comms", test_comms},
     {"derived", test_derived},
+    {"negext", test_negext},
     {"errors", test_errors},
 };
 

@@ -2,10 +2,11 @@
 # Blocking collectives (test/integration/coll.c) natively over shared memory, at 1 to 7 ranks,
 # and 9, 11 and 12 (oversubscribed where the machine has fewer cores): every subtest with the
 # automatic choice (plus the large-message switch points, "big"), then every algorithm forced
-# through the VBT_COLL_* knobs, three rounds covering them all; a singleton run; an unknown
-# algorithm name refused at MPI_Init; a bad root under MPI_ERRORS_ARE_FATAL ending the job with a
-# message naming the call, the argument and the class; and the OSU-style collective benchmarks
-# (examples/osu) with validation.
+# through the VBT_COLL_* knobs, three rounds covering them all; datatypes of negative extent
+# (negext) the same way at 1 to 5 ranks; a singleton run; an unknown algorithm name refused at
+# MPI_Init; a bad root under MPI_ERRORS_ARE_FATAL ending the job with a message naming the
+# call, the argument and the class; and the OSU-style collective benchmarks (examples/osu) with
+# validation.
 set -u
 coll="$abs_top_builddir/test/integration/coll"
 fail=0
@@ -42,6 +43,18 @@ for n in 1 2 3 4 5 6 7; do
         VBT_COLL_GATHER=binomial VBT_COLL_SCATTER=binomial VBT_COLL_ALLGATHER=recursive_doubling \
         VBT_COLL_ALLTOALL=pairwise VBT_COLL_REDUCE_SCATTER=reduce_scatterv
     run "allreduce allgather noncommutative derived" $n VBT_COLL_ALLREDUCE=ring VBT_COLL_ALLGATHER=ring
+done
+# Datatypes of negative extent, negative true lower bound, holes and (sent only) overlapping
+# elements through every collective: every algorithm, at 1 to 5 ranks.
+for n in 1 2 3 4 5; do
+    run negext $n
+    run negext $n VBT_COLL_BCAST=binomial VBT_COLL_ALLREDUCE=recursive_doubling \
+        VBT_COLL_GATHER=linear VBT_COLL_SCATTER=linear VBT_COLL_ALLGATHER=bruck \
+        VBT_COLL_ALLTOALL=bruck VBT_COLL_REDUCE_SCATTER=ring
+    run negext $n VBT_COLL_BCAST=scatter_allgather VBT_COLL_ALLREDUCE=rabenseifner \
+        VBT_COLL_GATHER=binomial VBT_COLL_SCATTER=binomial VBT_COLL_ALLGATHER=recursive_doubling \
+        VBT_COLL_ALLTOALL=pairwise VBT_COLL_REDUCE_SCATTER=reduce_scatterv
+    run negext $n VBT_COLL_ALLREDUCE=ring VBT_COLL_ALLGATHER=ring
 done
 # Beyond 8 ranks: the automatic choice switches alltoall to Bruck and long bcasts to
 # scatter-allgather, and pairwise exchanges take more than one window.

@@ -3,7 +3,8 @@
  * structs laid out differently, subarrays in C and Fortran order), at eager, fragment and
  * rendezvous sizes, every element checked; truncation, Get_count/Get_elements, probes and
  * MPI_ANY_SOURCE, messages to oneself, MPI_Type_free with a pending request, Pack/Unpack,
- * and the type queries. Subtests by name, as p2p.c. */
+ * the type queries, and many elements of types with a negative extent (and an overlapping send
+ * type) each way. Subtests by name, as p2p.c. */
 #define MPITEST_NAME "dtype"
 #include "mpitest.h"
 
@@ -751,6 +752,213 @@ static void test_queries(void)
     MPI_Type_free(&d);
 }
 
+/* ---- negative extents ------------------------------------------------------------------------ */
+
+/* count elements of a type whose element e has its double k at e * ext + first + k * stride
+ * doubles from the address: below it for a negative extent. ovl: elements share doubles (a
+ * send type only). */
+typedef struct {
+    const char *name;
+    MPI_Datatype dt;
+    int per, ext, first, stride, ovl;
+} neg_t;
+
+static long neg_pos(const neg_t *t, long e, int k)
+{
+    return e * t->ext + t->first + (long)k * t->stride;
+}
+
+/* A buffer for n elements of t, SENTINEL everywhere, one double to spare each side; *addr_p is
+ * the address to pass, *len_p the doubles allocated. */
+static double *neg_alloc(const neg_t *t, long n, double **addr_p, long *len_p)
+{
+    long lo = 0, hi = 0;
+    double *mem;
+
+    for (int c = 0; n > 0 && c < 4; c++) {
+        long p = neg_pos(t, c & 1 ? n - 1 : 0, c & 2 ? t->per - 1 : 0);
+        lo = p < lo ? p : lo;
+        hi = p > hi ? p : hi;
+    }
+    *len_p = hi - lo + 3;
+    mem = dalloc((size_t)*len_p);
+    *addr_p = mem + 1 - lo;
+    return mem;
+}
+
+/* Data double j of element e, k (j = e * per + k) is val(seed, j), written in element order
+ * (an overlapping type's later elements win). */
+static void neg_fill(const neg_t *t, double *addr, long n, unsigned seed)
+{
+    for (long e = 0; e < n; e++)
+        for (int k = 0; k < t->per; k++)
+            addr[neg_pos(t, e, k)] = val(seed, (size_t)(e * t->per + k));
+}
+
+/* What n elements of t filled with seed carry, in type-map order: val(seed, j), or for an
+ * overlapping type whatever its buffer ends up holding there. */
+static double neg_sent(const neg_t *t, long n, unsigned seed, long j)
+{
+    long e = j / t->per;
+    int k = (int)(j % t->per);
+
+    if (t->ovl) {
+        /* The last element written to that double: elements e' with the same position. */
+        long p = neg_pos(t, e, k), best = e * t->per + k;
+        for (long e2 = e + 1; e2 < n && e2 <= e + t->per; e2++)
+            for (int k2 = 0; k2 < t->per; k2++)
+                if (neg_pos(t, e2, k2) == p)
+                    best = e2 * t->per + k2;
+        return val(seed, (size_t)best);
+    }
+    return val(seed, (size_t)j);
+}
+
+/* Every double of a buffer of n elements of t: data from the sender (n_s elements of s filled
+ * with seed), SENTINEL elsewhere. */
+static void neg_verify(const neg_t *t, const double *mem, const double *addr, long len, long n,
+                       const neg_t *s, long n_s, unsigned seed, const char *what)
+{
+    char *mark = calloc((size_t)len, 1);
+
+    for (long e = 0; e < n; e++)
+        for (int k = 0; k < t->per; k++) {
+            long j = e * t->per + k, x = neg_pos(t, e, k) + (addr - mem);
+            double want = neg_sent(s, n_s, seed, j);
+            if (mem[x] != want)
+                FAIL("%s: element %ld double %d is %.1f, expected %.1f", what, e, k, mem[x], want);
+            mark[x] = 1;
+        }
+    for (long x = 0; x < len; x++)
+        if (!mark[x])
+            check_sentinel(mem[x], (size_t)x, what);
+    free(mark);
+}
+
+static void test_negext(void)
+{
+    neg_t types[5] = {
+        {"double at extent -8", MPI_DATATYPE_NULL, 1, -1, 0, 0, 0},
+        {"hvector(2, stride -2) at extent -24", MPI_DATATYPE_NULL, 2, -3, 0, -2, 0},
+        {"hvector(2, stride -2)", MPI_DATATYPE_NULL, 2, 3, 0, -2, 0},
+        {"double", MPI_DOUBLE, 1, 1, 0, 0, 0},
+        {"2 doubles at extent -8 (overlapping)", MPI_DATATYPE_NULL, 2, -1, 0, 1, 1},
+    };
+    const MPI_Aint d = (MPI_Aint)sizeof(double);
+    MPI_Datatype hv, pair;
+    unsigned seed = 900;
+
+    CHECK(MPI_Type_create_resized(MPI_DOUBLE, 0, -d, &types[0].dt) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_hvector(2, 1, -2 * d, MPI_DOUBLE, &hv) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_resized(hv, -2 * d, -3 * d, &types[1].dt) == MPI_SUCCESS);
+    types[2].dt = hv;
+    CHECK(MPI_Type_contiguous(2, MPI_DOUBLE, &pair) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_resized(pair, 0, -d, &types[4].dt) == MPI_SUCCESS);
+    MPI_Type_free(&pair);
+    for (int t = 0; t < 5; t++)
+        if (t != 3)
+            commit(types[t].dt);
+
+    /* Every sending type to every receiving one (the overlapping type sends only), at eager,
+     * fragment and rendezvous sizes, blocking and nonblocking. */
+    for (int s = 0; s < NSIZES; s++)
+        for (int from = 0; from < 5; from++)
+            for (int to = 0; to < 4; to++) {
+                const neg_t *ts = &types[from], *tr = &types[to];
+                long nd = sizes[s], ns = nd / ts->per, nr = nd / tr->per, len;
+                int sender = seed % 2, receiver = 1 - sender;
+                const neg_t *mine = rank == sender ? ts : tr;
+                double *addr, *mem = neg_alloc(mine, rank == sender ? ns : nr, &addr, &len);
+                char what[160];
+                MPI_Status st;
+                int count;
+
+                snprintf(what, sizeof(what), "%ld doubles, %s -> %s", nd, ts->name, tr->name);
+                if (rank == sender) {
+                    MPI_Request r;
+                    neg_fill(ts, addr, ns, seed);
+                    if (seed % 2)
+                        CHECK(MPI_Send(addr, (int)ns, ts->dt, receiver, 14, MPI_COMM_WORLD) ==
+                              MPI_SUCCESS);
+                    else
+                        CHECK(MPI_Isend(addr, (int)ns, ts->dt, receiver, 14, MPI_COMM_WORLD, &r) ==
+                                  MPI_SUCCESS &&
+                              MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                } else if (rank == receiver) {
+                    CHECK(MPI_Recv(addr, (int)nr, tr->dt, sender, 14, MPI_COMM_WORLD, &st) ==
+                          MPI_SUCCESS);
+                    neg_verify(tr, mem, addr, len, nr, ts, ns, seed, what);
+                    CHECK(MPI_Get_count(&st, tr->dt, &count) == MPI_SUCCESS && count == nr);
+                }
+                free(mem);
+                seed++;
+            }
+
+    /* To oneself, and Pack/Unpack: the downward type both ways. */
+    for (int s = 0; s < NSIZES; s++) {
+        const neg_t *t = &types[1];
+        long n = sizes[s] / t->per, len1, len2;
+        double *a1, *a2, *m1 = neg_alloc(t, n, &a1, &len1), *m2 = neg_alloc(t, n, &a2, &len2);
+        int psize, pos = 0;
+        char *packed;
+
+        neg_fill(t, a1, n, seed);
+        CHECK(MPI_Sendrecv(a1, (int)n, t->dt, rank, 15, a2, (int)n, t->dt, rank, 15, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        neg_verify(t, m2, a2, len2, n, t, n, seed, "to oneself");
+        CHECK(MPI_Pack_size((int)n, t->dt, MPI_COMM_WORLD, &psize) == MPI_SUCCESS);
+        packed = xmalloc((size_t)psize);
+        CHECK(MPI_Pack(a1, (int)n, t->dt, packed, psize, &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(pos == (int)(n * t->per * (long)sizeof(double)));
+        for (long j = 0; j < n * t->per; j++) {
+            double v;
+            memcpy(&v, packed + j * (long)sizeof(double), sizeof(v));
+            if (v != val(seed, (size_t)j))
+                FAIL("MPI_Pack of %s: double %ld is %.1f", t->name, j, v);
+        }
+        free(m2);
+        m2 = neg_alloc(t, n, &a2, &len2);
+        pos = 0;
+        CHECK(MPI_Unpack(packed, psize, &pos, a2, (int)n, t->dt, MPI_COMM_WORLD) == MPI_SUCCESS);
+        neg_verify(t, m2, a2, len2, n, t, n, seed, "MPI_Unpack");
+        free(packed);
+        free(m1);
+        free(m2);
+        seed++;
+    }
+    /* Sendrecv_replace and Bsend of the downward types between the two ranks. */
+    if (rank < 2) {
+        const neg_t *t = &types[1], *u = &types[0];
+        long n = 1000, len, ulen;
+        double *addr, *mem = neg_alloc(t, n, &addr, &len), *uaddr, *umem;
+        int peer = 1 - rank, bsize = (int)(2 * n * sizeof(double)) + MPI_BSEND_OVERHEAD;
+        char *attach = xmalloc((size_t)bsize);
+        void *detached;
+
+        neg_fill(t, addr, n, seed + (unsigned)rank);
+        CHECK(MPI_Sendrecv_replace(addr, (int)n, t->dt, peer, 16, peer, 16, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        neg_verify(t, mem, addr, len, n, t, n, seed + (unsigned)peer, "MPI_Sendrecv_replace");
+        umem = neg_alloc(u, 2 * n, &uaddr, &ulen);
+        CHECK(MPI_Buffer_attach(attach, bsize) == MPI_SUCCESS);
+        if (rank == 0) {
+            neg_fill(u, uaddr, 2 * n, seed + 2);
+            CHECK(MPI_Bsend(uaddr, (int)(2 * n), u->dt, 1, 17, MPI_COMM_WORLD) == MPI_SUCCESS);
+        } else {
+            CHECK(MPI_Recv(addr, (int)n, t->dt, 0, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS);
+            neg_verify(t, mem, addr, len, n, u, 2 * n, seed + 2, "MPI_Bsend");
+        }
+        CHECK(MPI_Buffer_detach(&detached, &bsize) == MPI_SUCCESS);
+        free(attach);
+        free(umem);
+        free(mem);
+    }
+    for (int t = 0; t < 5; t++)
+        if (t != 3)
+            MPI_Type_free(&types[t].dt);
+}
+
 static const mpitest_t tests[] = {
     {"layouts", test_layouts},
     {"indexed", test_indexed},
@@ -764,6 +972,7 @@ static const mpitest_t tests[] = {
     {"pack", test_pack},
     {"bottom", test_bottom},
     {"queries", test_queries},
+    {"negext", test_negext},
 };
 
 int main(int argc, char **argv)

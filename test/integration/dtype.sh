@@ -13,8 +13,8 @@ for cma in 1 0; do
     printf '%s\n' "$out"
     # Every subtest reports ok on rank 0.
     nok=$(printf '%s\n' "$out" | grep -c '^dtype [a-z_]*: ok (2 ranks)')
-    if [ $rc -ne 0 ] || [ "$nok" -ne 12 ]; then
-        echo "FAIL: VBT_SHM_CMA=$cma: exit $rc, $nok of 12 subtests ok"
+    if [ $rc -ne 0 ] || [ "$nok" -ne 13 ]; then
+        echo "FAIL: VBT_SHM_CMA=$cma: exit $rc, $nok of 13 subtests ok"
         fail=1
     fi
 done

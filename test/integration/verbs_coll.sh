@@ -2,7 +2,8 @@
 # The collectives over verbs, on-node peers included (VBT_TRANSPORTS=self,ib): every subtest of
 # coll (with the large-message switch points, big) at 2 to 7 ranks with the automatic choice;
 # every algorithm forced through the VBT_COLL_* knobs at 4 and 5 ranks (a power of two and not),
-# the same three rounds as coll.sh; and every subtest of nbr (neighborhood collectives) at 4.
+# the same three rounds as coll.sh, with negext (datatypes of negative extent) too; and every
+# subtest of nbr (neighborhood collectives) at 4.
 # coll.sh and nbr.sh run the rest of the matrix (more rank counts, forced algorithms at every
 # size, the singleton, errors under the fatal handler) natively.
 # Needs an RDMA device (run through test/integration/verbs.sh).
@@ -31,7 +32,7 @@ all="bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv
 alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan noncommutative comms derived
 errors"
 forced="bcast allreduce gather scatter allgather alltoall reduce_scatter reduce_scatter_block
-noncommutative derived"
+noncommutative derived negext"
 for n in 2 3 4 5 6 7; do
     run "$all big" $n
 done
@@ -42,7 +43,8 @@ for n in 4 5; do
     run "$forced" $n VBT_COLL_BCAST=scatter_allgather VBT_COLL_ALLREDUCE=rabenseifner \
         VBT_COLL_GATHER=binomial VBT_COLL_SCATTER=binomial VBT_COLL_ALLGATHER=recursive_doubling \
         VBT_COLL_ALLTOALL=pairwise VBT_COLL_REDUCE_SCATTER=reduce_scatterv
-    run "allreduce allgather noncommutative derived" $n VBT_COLL_ALLREDUCE=ring VBT_COLL_ALLGATHER=ring
+    run "allreduce allgather noncommutative derived negext" $n VBT_COLL_ALLREDUCE=ring \
+        VBT_COLL_ALLGATHER=ring
 done
 
 nbr_all="cart1d cart2d graph distgraph big errors"
