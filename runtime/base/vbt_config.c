@@ -158,6 +158,27 @@ static const vbt_knob_t knobs[] = {
      {NULL},
      "test/rxevm: seconds before the Soft-RoCE VM is killed"},
     {"VBT_RXEVM_VERBOSE", "0", VBT_KNOB_BOOL, {NULL}, "test/rxevm: show the VM's console"},
+    {"VBT_RXEVM_SMP",
+     "2",
+     VBT_KNOB_INT,
+     {NULL},
+     "test/rxevm: virtual CPUs per VM (test/integration/verbs2.sh sets 1 for its two VMs)"},
+    {"VBT_RXEVM_LINK",
+     "dgram",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/rxevm --nodes 2: how the two VMs are joined: dgram (qemu's datagram netdev over "
+     "unix sockets, ~0.5 ms per round trip) or tcp (the socket netdev, ~25 ms)"},
+    {"VBT_RXEVM_KEEP",
+     "0",
+     VBT_KNOB_BOOL,
+     {NULL},
+     "test/rxevm: keep the run directory and the whole console logs"},
+    {"VBT_RXEVM_CACHE",
+     "",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/rxevm: where the built initramfs is kept between runs (default: under $HOME/.cache)"},
 };
 
 const vbt_knob_t *vbt_config_knobs(size_t *count_p)
