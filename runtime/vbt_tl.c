@@ -178,6 +178,10 @@ vbt_status_t vbt_tl_block(int timeout_ms)
         if (status != VBT_OK || !sleep_ib)
             return status;
         fds[nfds++] = (struct pollfd){.fd = vbt_ib_wait_fd(), .events = POLLIN};
+        /* A connection request may be due for retransmission before anything arrives. */
+        int max = vbt_ib_max_sleep_ms();
+        if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
+            timeout_ms = max;
     }
     if (vbt_tl.shm_up) {
         /* The CQ stays armed if we call the sleep off: its event is taken by the next sleep. */

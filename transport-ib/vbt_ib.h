@@ -1,4 +1,5 @@
-/* The InfiniBand verbs transport as the runtime sees it: one RC queue pair per peer, eager
+/* The InfiniBand verbs transport as the runtime sees it: one RC queue pair per peer, connected
+ * on first use (a connection manager over one UD QP: what a rank publishes has a fixed size), eager
  * SEND/RECV through a shared receive queue, credit flow control; memory registration through
  * a registration cache and RDMA WRITE for the rendezvous protocol. The only header of
  * transport-ib/ the runtime includes; <infiniband/verbs.h> stays behind it.
@@ -24,9 +25,9 @@ typedef void (*vbt_ib_recv_cb_t)(int src_rank, const void *data, size_t len);
  * memory), or failed (status says why; the failure was logged). From vbt_ib_progress. */
 typedef void (*vbt_ib_put_cb_t)(void *cookie, vbt_status_t status);
 
-/* Open the device, PD, CQ (with a completion channel), SRQ, pre-post receives, create one RC QP
- * per peer, the registration cache, and publish our address with vbt_modex_put("ib.addr", ...).
- * Does NOT fence.
+/* Open the device, PD, CQ (with a completion channel), SRQ, pre-post receives, the connection
+ * manager's UD QP, the registration cache, and publish our address (fixed size) with
+ * vbt_modex_put("ib.addr", ...). No RC QP exists yet. Does NOT fence.
  * Returns VBT_ERR_NO_DEVICE (logged at info, not error) when there is no usable device/port.
  * A VBT_IB_DEVICE or VBT_IB_GID_INDEX naming something that does not exist or is not ACTIVE is
  * a user error: logged at error, VBT_ERR_NOT_FOUND (VBT_ERR_INVALID_PARAM when malformed).
@@ -34,7 +35,9 @@ typedef void (*vbt_ib_put_cb_t)(void *cookie, vbt_status_t status);
 vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
                          vbt_ib_put_cb_t put_cb);
 
-/* After the caller's vbt_modex_fence(): read every peer's address, bring QPs to RTS. */
+/* After the caller's vbt_modex_fence(): connections may start from now on. Connects nothing:
+ * the first vbt_ib_send to a peer reads its address, checks it (settings that differ between
+ * ranks are reported then) and connects, returning VBT_ERR_NO_RESOURCE until it is done. */
 vbt_status_t vbt_ib_wireup(void);
 
 /* Largest hdr_len + len one vbt_ib_send carries (the eager limit, VBT_EAGER_LIMIT). */
@@ -46,8 +49,9 @@ int vbt_ib_device_is_software(void);
 
 /* Send hdr (runtime header, <= 64 bytes) followed by payload to peer (world rank != self).
  * VBT_OK: posted; both buffers may be reused at once (inline, or copied to a registered bounce
- * buffer). VBT_ERR_NO_RESOURCE: no credit or send slot now: nothing was sent, call again after
- * vbt_ib_progress(). Other errors: logged, peer unusable. Ordered per peer. */
+ * buffer). VBT_ERR_NO_RESOURCE: no credit or send slot now, or the connection to peer is being
+ * made (the first send starts it): nothing was sent, call again after vbt_ib_progress(). Other
+ * errors: logged, peer unusable. Ordered per peer. */
 vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload,
                          size_t len);
 
@@ -98,10 +102,14 @@ vbt_status_t vbt_ib_block(int timeout_ms);
 int vbt_ib_wait_fd(void);
 vbt_status_t vbt_ib_sleep_begin(int *sleep_p);
 vbt_status_t vbt_ib_sleep_end(int readable);
+/* How long a sleep may last: until the next connection request is due for retransmission
+ * (>= 1 ms), or -1 (no limit) when no connection is being made. */
+int vbt_ib_max_sleep_ms(void);
 
-/* Wait (bounded) until every eager send posted so far is acknowledged by its peer's NIC, then
- * destroy QPs, SRQ, CQ, channel, the registration cache (its statistics at debug), memory
- * region, PD and close the device. */
+/* Wait (bounded) until every eager send posted so far to a connected peer is acknowledged by
+ * its NIC (peers never connected, or whose side never answered, are not waited for), then
+ * destroy QPs, the UD QP and its address handles, SRQ, CQ, channel, the registration cache (its
+ * statistics at debug), memory region, PD and close the device. */
 void vbt_ib_finalize(void);
 
 /* For verbatim-info: every device, port (state, link layer, MTU, LID), GID (index, type,

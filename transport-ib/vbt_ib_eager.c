@@ -16,9 +16,12 @@
  * can find the SRQ empty, so the QPs use rnr_retry 0: an RNR NAK means a bug here and fails at
  * once, loudly, instead of a retry storm.
  *
- * Finalize: a signalled FIN to every peer; done with a peer when our FIN is acknowledged (so
- * is everything before it: no unsignalled tail is left in doubt) or its FIN arrived (it is
- * finalizing too and may close its QP at any moment; we send it no more credits).
+ * Finalize: a signalled FIN to every READY peer; done with a peer when our FIN is acknowledged
+ * (so is everything before it: no unsignalled tail is left in doubt) or its FIN arrived (it is
+ * finalizing too and may close its QP at any moment; we send it no more credits). Peers never
+ * connected, or half connected (our REQ unanswered, or their REQ answered but nothing heard
+ * since), are not waited for: we posted nothing to them, and the runtime flushed every send
+ * (connections included) before the finalize barrier, so nothing of theirs is owed to us.
  *
  * Send queue: selective signalling. Every sig_every-th WR on a QP is signalled, and every
  * sig_every_bounce-th one that holds a bounce buffer; the signalled completion retires all WRs
@@ -77,14 +80,16 @@ void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
      * WRITEs in flight. */
     s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY +
                                 VBT_IB_PUT_WINDOW);
-    s->cq_size = s->rx_count + n * s->sq_depth;
+    /* Every peer connected, plus the connection manager's UD QP. */
+    s->cq_size = s->rx_count + n * s->sq_depth + VBT_IB_UD_RECV + VBT_IB_UD_SEND;
     s->stride = (uint32_t)((sizeof(vbt_ib_hdr_t) + eager_limit + 63) & ~(size_t)63);
     s->pool_bytes = page_align((size_t)(s->rx_count + bounce) * s->stride);
     /* Queues a hardware provider pins too (rxe keeps them in the kernel): send WQEs with
      * inline room, CQEs, SRQ WQEs. */
     s->pinned_bytes = s->pool_bytes +
                       n * page_align((size_t)s->sq_depth * (64 + VBT_IB_INLINE_WANT)) +
-                      page_align((size_t)s->cq_size * 64) + page_align((size_t)s->rx_count * 32);
+                      page_align((size_t)s->cq_size * 64) + page_align((size_t)s->rx_count * 32) +
+                      page_align((size_t)(VBT_IB_UD_RECV + VBT_IB_UD_SEND) * VBT_IB_UD_SLOT);
 }
 
 static inline char *rx_buf(const vbt_ib_ctx_t *c, uint32_t idx)
@@ -192,10 +197,7 @@ vbt_status_t vbt_ib_eager_init(void)
 
     c->bounce_free = malloc(s->bounce_count * sizeof(*c->bounce_free));
     c->owe_list = malloc((size_t)c->size * sizeof(*c->owe_list));
-    c->sq_bounce_all = calloc((size_t)c->size * s->sq_depth, sizeof(*c->sq_bounce_all));
-    c->sq_put_all = calloc((size_t)c->size * s->sq_depth, sizeof(*c->sq_put_all));
-    if (c->bounce_free == NULL || c->owe_list == NULL || c->sq_bounce_all == NULL ||
-        c->sq_put_all == NULL) {
+    if (c->bounce_free == NULL || c->owe_list == NULL) {
         vbt_error("out of memory for the InfiniBand free lists");
         status = VBT_ERR_NO_MEMORY;
         goto err_cleanup;
@@ -203,10 +205,6 @@ vbt_status_t vbt_ib_eager_init(void)
     for (uint32_t i = 0; i < s->bounce_count; i++)
         c->bounce_free[i] = s->bounce_count - 1 - i;
     c->bounce_nfree = s->bounce_count;
-    for (int r = 0; r < c->size; r++) {
-        c->peers[r].sq_bounce = c->sq_bounce_all + (size_t)r * s->sq_depth;
-        c->peers[r].sq_put = c->sq_put_all + (size_t)r * s->sq_depth;
-    }
 
     /* Pre-built work requests: the hot path fills in only what changes. */
     memset(&c->send_wr, 0, sizeof(c->send_wr));
@@ -246,8 +244,6 @@ void vbt_ib_eager_cleanup(void)
     free(c->pool);
     free(c->bounce_free);
     free(c->owe_list);
-    free(c->sq_bounce_all);
-    free(c->sq_put_all);
     c->srq = NULL;
     c->cq = NULL;
     c->channel = NULL;
@@ -255,8 +251,6 @@ void vbt_ib_eager_cleanup(void)
     c->pool = NULL;
     c->bounce_free = NULL;
     c->owe_list = NULL;
-    c->sq_bounce_all = NULL;
-    c->sq_put_all = NULL;
 }
 
 void vbt_ib_eager_peer_ready(int peer)
@@ -402,6 +396,8 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     vbt_ib_peer_t *p;
     int peer, op, first;
 
+    if (wc->wr_id & VBT_IB_WRID_UD)
+        return vbt_ib_cm_completion(wc);
     if (wc->wr_id & VBT_IB_WRID_RECV) {
         peer = peer_by_qpn(wc->qp_num);
         rx_recycle(c, wc->wr_id);
@@ -638,6 +634,11 @@ vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
     switch (p->state) {
     case VBT_IB_PEER_READY:
         return VBT_ERR_NO_RESOURCE; /* no credit, send-queue slot or bounce buffer now */
+    case VBT_IB_PEER_INIT:
+        return VBT_ERR_NO_RESOURCE; /* our REQ is out: progress retransmits it */
+    case VBT_IB_PEER_RTS:
+        /* We answered its REQ but do not know its QP is past RTR: ask with our own REQ. */
+        return vbt_ib_cm_connect(peer);
     case VBT_IB_PEER_FAILED:
         if (!p->fail_reported) {
             char cause[256];
@@ -649,12 +650,16 @@ vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
         }
         return VBT_ERR_PEER_FAILED;
     default:
-        if (peer == c->rank)
+        if (peer == c->rank) {
             vbt_error("%s to rank %d, this process: self messages never reach the transport", call,
                       peer);
-        else
-            vbt_error("%s to rank %d before vbt_ib_wireup connected it", call, peer);
-        return VBT_ERR_UNREACHABLE;
+            return VBT_ERR_UNREACHABLE;
+        }
+        if (!c->wired) {
+            vbt_error("%s to rank %d before vbt_ib_wireup", call, peer);
+            return VBT_ERR_UNREACHABLE;
+        }
+        return vbt_ib_cm_connect(peer); /* the first send to it: connect */
     }
 }
 
@@ -746,6 +751,24 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
     return VBT_OK;
 }
 
+/* A header that is malformed, or comes from a peer not READY: 1 to go on with the message,
+ * else the status to return. The first message on a QP in RTS proves the peer's QP is past
+ * RTR: the connection is ready. */
+static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
+{
+    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, (uint32_t)wc->wr_id);
+    uint32_t src = th->src;
+
+    if (wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
+        src >= (uint32_t)c->size || c->peers[src].qp == NULL ||
+        c->peers[src].qp->qp_num != wc->qp_num || th->type < VBT_IB_MSG_DATA ||
+        th->type > VBT_IB_MSG_FIN)
+        return bad_message(wc);
+    if (c->peers[src].state == VBT_IB_PEER_RTS)
+        vbt_ib_cm_peer_ready((int)src);
+    return 1;
+}
+
 /* One arrival: check the header, hand the payload up, queue the buffer for re-posting. */
 static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
 {
@@ -757,8 +780,11 @@ static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
     if (unlikely(wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
                  src >= (uint32_t)c->size || c->peers[src].qp == NULL ||
                  c->peers[src].qp->qp_num != wc->qp_num || th->type < VBT_IB_MSG_DATA ||
-                 th->type > VBT_IB_MSG_FIN))
-        return bad_message(wc);
+                 th->type > VBT_IB_MSG_FIN || c->peers[src].state != VBT_IB_PEER_READY)) {
+        int st = rx_unusual(c, wc);
+        if (st != 1)
+            return st;
+    }
     k = c->rx_batch++;
     c->rx_wr[k].wr_id = wc->wr_id;
     c->rx_sge[k].addr = (uintptr_t)buf;
@@ -780,6 +806,8 @@ int vbt_ib_progress(void)
 
     if (unlikely(c->in_progress))
         return 0;
+    if (unlikely(c->conn_pending != 0))
+        vbt_ib_cm_progress();
     n = ibv_poll_cq(c->cq, VBT_IB_POLL_BATCH, wc);
     if (likely(n == 0)) {
         if (unlikely(c->owe_count != 0))
@@ -794,9 +822,13 @@ int vbt_ib_progress(void)
         int st;
         if (unlikely(wc[i].status != IBV_WC_SUCCESS))
             st = wc_error(&wc[i]);
-        else if (wc[i].wr_id & VBT_IB_WRID_RECV)
-            st = rx_one(c, &wc[i]);
-        else {
+        else if (wc[i].wr_id & (VBT_IB_WRID_RECV | VBT_IB_WRID_UD)) {
+            /* The connection manager's UD QP shares the CQ (so a blocked rank wakes for it). */
+            if (likely(!(wc[i].wr_id & VBT_IB_WRID_UD)))
+                st = rx_one(c, &wc[i]);
+            else
+                st = vbt_ib_cm_completion(&wc[i]);
+        } else {
             const vbt_ib_peer_t *p;
             p = &c->peers[(wc[i].wr_id >> VBT_IB_WRID_PEER_SHIFT) & 0xffffff];
             sq_retire(c, (vbt_ib_peer_t *)p, (uint32_t)wc[i].wr_id);
@@ -871,6 +903,11 @@ vbt_status_t vbt_ib_block(int timeout_ms)
     pfd.fd = c->channel->fd;
     pfd.events = POLLIN;
     pfd.revents = 0;
+    if (unlikely(c->conn_pending != 0)) {
+        int max = vbt_ib_max_sleep_ms();
+        if (timeout_ms < 0 || timeout_ms > max)
+            timeout_ms = max;
+    }
     rc = poll(&pfd, 1, timeout_ms);
     if (rc < 0 && errno != EINTR) {
         vbt_error("poll() on the completion channel of %s failed: %m", c->choice.name);
@@ -881,7 +918,7 @@ vbt_status_t vbt_ib_block(int timeout_ms)
 
 /* ---- finalize ----------------------------------------------------------------------------- */
 
-static uint64_t now_ms(void)
+uint64_t vbt_ib_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -891,7 +928,7 @@ static uint64_t now_ms(void)
 void vbt_ib_eager_drain(int timeout_ms)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+    uint64_t deadline = vbt_ib_now_ms() + (uint64_t)timeout_ms;
 
     for (;;) {
         int pending = 0, first = -1;
@@ -911,7 +948,7 @@ void vbt_ib_eager_drain(int timeout_ms)
         }
         if (pending == 0)
             return;
-        if (now_ms() > deadline) {
+        if (vbt_ib_now_ms() > deadline) {
             vbt_warn("finalize: %d rank(s) (rank %d first) neither acknowledged our last messages "
                      "nor said goodbye within %d ms; closing anyway",
                      pending, first, timeout_ms);

@@ -1,6 +1,8 @@
-/* Endpoints: one RC queue pair per peer, their addresses in the modex, and the
+/* Endpoints: one RC queue pair per peer, created and connected on first use (the connection
+ * manager, vbt_ib_cm.c, decides when), our address in the modex, and the
  * RESET -> INIT -> RTR -> RTS state machine (after rdma-core's rc_pingpong). Also the
- * transport's init/wireup/finalize, which put the device, the eager pools and the QPs together.
+ * transport's init/wireup/finalize, which put the device, the eager pools, the connection
+ * manager and the QPs together.
  *
  * QP attributes (one place, here):
  *   INIT  port from the device choice, pkey index 0, access REMOTE_READ|REMOTE_WRITE (for
@@ -10,13 +12,12 @@
  *         credits hold); RoCE, or VBT_IB_GID_INDEX: GRH with the peer's GID, our GID index,
  *         hop limit 64; InfiniBand: the peer's LID, SL 0.
  *   RTS   timeout 17 (4.096 us * 2^17 = 0.54 s per try) and retry_cnt 6: a dead peer or a
- *         broken path fails after ~4 s instead of hanging, while a congested fabric and a
- *         peer still finishing its wireup (its first packets are dropped until its QP is in
- *         RTR, then resent) are ridden out. Not 7: Soft-RoCE (rxe, Linux 6.1) treats
- *         retry_cnt 7 as "retry forever", like rnr_retry 7, and a dead peer then hangs the
- *         sender silently (seen in the VM); rnr_retry 0: credits guarantee a posted receive,
- *         so an RNR NAK is a bug and fails at once instead of storming; max_rd_atomic =
- *         min(device max_qp_init_rd_atom, 16). */
+ *         broken path fails after ~4 s instead of hanging, while a congested fabric is ridden
+ *         out (nothing is posted before the peer's QP is known to be past RTR: vbt_ib_cm.c).
+ *         Not 7: Soft-RoCE (rxe, Linux 6.1) treats retry_cnt 7 as "retry forever", like
+ *         rnr_retry 7, and a dead peer then hangs the sender silently (seen in the VM);
+ *         rnr_retry 0: credits guarantee a posted receive, so an RNR NAK is a bug and fails at
+ *         once instead of storming; max_rd_atomic = min(device max_qp_init_rd_atom, 16). */
 #include "vbt_config.h"
 #include "vbt_ib_int.h"
 #include "vbt_log.h"
@@ -57,15 +58,16 @@ static int rd_atomic(int dev_max)
 
 /* ---- QP creation and the state machine ---------------------------------------------------- */
 
-static vbt_status_t qp_create(int peer)
+/* An RC QP on the SRQ and the shared CQ. Devices differ in how much inline data they take: ask
+ * for c->max_inline, less until one is accepted, and lower c->max_inline to what was granted
+ * (every QP then takes it). Failures are logged, naming who the QP was for. */
+static vbt_status_t rc_qp_new(int peer, struct ibv_qp **qp_p)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    vbt_ib_peer_t *p = &c->peers[peer];
     struct ibv_qp_init_attr qa;
-    struct ibv_qp_attr attr;
     uint32_t want = c->max_inline;
-    vbt_status_t status;
-    int rc, saved_errno;
+    struct ibv_qp *qp;
+    int saved_errno;
 
     for (;;) {
         memset(&qa, 0, sizeof(qa));
@@ -78,17 +80,21 @@ static vbt_status_t qp_create(int peer)
         qa.cap.max_send_sge = c->choice.dev_attr.max_sge >= 3 ? 3 : 1;
         qa.cap.max_recv_sge = 1;
         qa.cap.max_inline_data = want;
-        p->qp = ibv_create_qp(c->pd, &qa);
+        qp = ibv_create_qp(c->pd, &qa);
         saved_errno = errno;
-        if (p->qp != NULL)
+        if (qp != NULL)
             break;
-        /* Devices differ in how much inline data they take: ask less until one is accepted.
-         * Out of memory is not about inline data: say so at once. */
-        if (want == 0 || saved_errno == ENOMEM)
+        /* Out of memory is not about inline data: say so at once. */
+        if (want == 0 || saved_errno == ENOMEM) {
+            if (peer < 0)
+                return vbt_ib_verbs_status(-1, saved_errno, VBT_IB_PINS, __FILE__, __LINE__,
+                                           "ibv_create_qp(%s, RC, %u send WRs, %u bytes inline)",
+                                           c->choice.name, c->sq_depth, want);
             return vbt_ib_verbs_status(-1, saved_errno, VBT_IB_PINS, __FILE__, __LINE__,
                                        "ibv_create_qp(%s, RC, %u send WRs, %u bytes inline) for "
                                        "rank %d",
                                        c->choice.name, c->sq_depth, want, peer);
+        }
         vbt_debug("ibv_create_qp(%s) with %u bytes inline failed: %s: asking for less",
                   c->choice.name, want, strerror(saved_errno));
         want /= 2;
@@ -100,6 +106,29 @@ static vbt_status_t qp_create(int peer)
         qa.cap.max_inline_data = 0;
     if (qa.cap.max_inline_data < c->max_inline)
         c->max_inline = qa.cap.max_inline_data;
+    *qp_p = qp;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_ib_qp_create(int peer)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    struct ibv_qp_attr attr;
+    vbt_status_t status;
+    int rc;
+
+    /* The per-slot arrays come with the connection: a rank pays for the peers it talks to. */
+    p->sq_bounce = calloc(c->sq_depth, sizeof(*p->sq_bounce));
+    p->sq_put = calloc(c->sq_depth, sizeof(*p->sq_put));
+    if (p->sq_bounce == NULL || p->sq_put == NULL) {
+        vbt_error("out of memory for the send-queue bookkeeping of rank %d", peer);
+        status = VBT_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    status = rc_qp_new(peer, &p->qp);
+    if (status != VBT_OK)
+        goto err_free;
 
     memset(&attr, 0, sizeof(attr));
     attr.qp_state = IBV_QPS_INIT;
@@ -109,23 +138,49 @@ static vbt_status_t qp_create(int peer)
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
     status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RESET->INIT) of the QP for rank %d", peer);
-    if (status != VBT_OK) {
-        ibv_destroy_qp(p->qp);
-        p->qp = NULL;
-        return status;
-    }
+    if (status != VBT_OK)
+        goto err_destroy_qp;
     p->psn = random_psn();
     p->state = VBT_IB_PEER_INIT;
     return VBT_OK;
+
+err_destroy_qp:
+    ibv_destroy_qp(p->qp);
+    p->qp = NULL;
+err_free:
+    free(p->sq_bounce);
+    free(p->sq_put);
+    p->sq_bounce = NULL;
+    p->sq_put = NULL;
+    return status;
 }
 
-static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
+void vbt_ib_ah_attr(struct ibv_ah_attr *ah, uint16_t lid, const uint8_t *gid)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    memset(ah, 0, sizeof(*ah));
+    ah->dlid = lid;
+    ah->sl = 0;
+    ah->src_path_bits = 0;
+    ah->port_num = c->choice.port;
+    if (c->choice.gid_index >= 0) {
+        ah->is_global = 1;
+        memcpy(ah->grh.dgid.raw, gid, sizeof(ah->grh.dgid.raw));
+        ah->grh.sgid_index = (uint8_t)c->choice.gid_index;
+        ah->grh.hop_limit = VBT_IB_GRH_HOP_LIMIT;
+        ah->grh.traffic_class = 0;
+        ah->grh.flow_label = 0;
+    }
+}
+
+vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, uint16_t lid,
+                               const uint8_t *gid)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
-    const vbt_ib_addr_qp_t *rq = &ra->qp[c->rank];
-    enum ibv_mtu path_mtu = ra->active_mtu < c->choice.port_attr.active_mtu
-                                ? (enum ibv_mtu)ra->active_mtu
+    enum ibv_mtu path_mtu = mtu < (int)c->choice.port_attr.active_mtu
+                                ? (enum ibv_mtu)mtu
                                 : c->choice.port_attr.active_mtu;
     struct ibv_qp_attr attr;
     vbt_status_t status;
@@ -134,27 +189,16 @@ static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
     memset(&attr, 0, sizeof(attr));
     attr.qp_state = IBV_QPS_RTR;
     attr.path_mtu = path_mtu;
-    attr.dest_qp_num = rq->qpn;
-    attr.rq_psn = rq->psn;
+    attr.dest_qp_num = rqpn;
+    attr.rq_psn = rpsn;
     attr.max_dest_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_rd_atom);
     attr.min_rnr_timer = VBT_IB_MIN_RNR_TIMER;
-    attr.ah_attr.dlid = ra->lid;
-    attr.ah_attr.sl = 0;
-    attr.ah_attr.src_path_bits = 0;
-    attr.ah_attr.port_num = c->choice.port;
-    if (c->choice.gid_index >= 0) {
-        attr.ah_attr.is_global = 1;
-        memcpy(attr.ah_attr.grh.dgid.raw, ra->gid, sizeof(ra->gid));
-        attr.ah_attr.grh.sgid_index = (uint8_t)c->choice.gid_index;
-        attr.ah_attr.grh.hop_limit = VBT_IB_GRH_HOP_LIMIT;
-        attr.ah_attr.grh.traffic_class = 0;
-        attr.ah_attr.grh.flow_label = 0;
-    }
+    vbt_ib_ah_attr(&attr.ah_attr, lid, gid);
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
     status =
-        vbt_ib_check_rc(rc, 0, "ibv_modify_qp(INIT->RTR) towards rank %d (QP 0x%x)", peer, rq->qpn);
+        vbt_ib_check_rc(rc, 0, "ibv_modify_qp(INIT->RTR) towards rank %d (QP 0x%x)", peer, rqpn);
     if (status != VBT_OK)
         return status;
 
@@ -171,9 +215,11 @@ static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
     status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RTR->RTS) towards rank %d", peer);
     if (status != VBT_OK)
         return status;
-    vbt_debug("QP 0x%x -> rank %d QP 0x%x: RTS, path MTU %s, PSN 0x%x/0x%x", p->qp->qp_num, peer,
-              rq->qpn, vbt_ib_mtu_str(path_mtu), p->psn, rq->psn);
-    vbt_ib_eager_peer_ready(peer);
+    p->rqpn = rqpn;
+    p->state = VBT_IB_PEER_RTS;
+    c->nconnected++;
+    vbt_debug("QP 0x%x -> rank %d QP 0x%x: RTS, path MTU %s, PSN 0x%x/0x%x (%d connected)",
+              p->qp->qp_num, peer, rqpn, vbt_ib_mtu_str(path_mtu), p->psn, rpsn, c->nconnected);
     return VBT_OK;
 }
 
@@ -182,40 +228,28 @@ static vbt_status_t qp_connect(int peer, const vbt_ib_addr_t *ra)
 static vbt_status_t addr_publish(void)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    size_t len = sizeof(vbt_ib_addr_t) + (size_t)c->size * sizeof(vbt_ib_addr_qp_t);
-    vbt_ib_addr_t *a = calloc(1, len);
-    vbt_status_t status;
+    vbt_ib_addr_t a;
 
-    if (a == NULL)
-        return VBT_ERR_NO_MEMORY;
-    a->version = VBT_IB_ADDR_VERSION;
-    a->link_layer = c->choice.port_attr.link_layer;
-    a->active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
-    a->use_grh = c->choice.gid_index >= 0;
-    a->lid = c->choice.port_attr.lid;
-    a->eager_limit = (uint32_t)c->max_send;
-    a->nqp = (uint32_t)c->size;
-    memcpy(a->gid, c->choice.gid.raw, sizeof(a->gid));
-    for (int r = 0; r < c->size; r++) {
-        if (c->peers[r].qp != NULL) {
-            a->qp[r].qpn = c->peers[r].qp->qp_num;
-            a->qp[r].psn = c->peers[r].psn;
-        }
-    }
-    status = vbt_modex_put(VBT_IB_ADDR_KEY, a, len);
-    free(a);
-    return status;
+    memset(&a, 0, sizeof(a));
+    a.version = VBT_IB_ADDR_VERSION;
+    a.link_layer = c->choice.port_attr.link_layer;
+    a.active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+    a.use_grh = c->choice.gid_index >= 0;
+    a.lid = c->choice.port_attr.lid;
+    a.eager_limit = (uint32_t)c->max_send;
+    a.ud_qpn = c->ud_qp->qp_num;
+    memcpy(a.gid, c->choice.gid.raw, sizeof(a.gid));
+    return vbt_modex_put(VBT_IB_ADDR_KEY, &a, sizeof(a));
 }
 
-static vbt_status_t addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
+vbt_status_t vbt_ib_addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
 
-    if (len < sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION || ra->nqp != (uint32_t)c->size ||
-        len < sizeof(*ra) + (size_t)ra->nqp * sizeof(ra->qp[0])) {
-        vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u): do "
-                  "all ranks run the same Verbatim?",
-                  peer, len, len ? ra->version : 0);
+    if (len != sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION) {
+        vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u; "
+                  "expected %zu bytes, version %u): do all ranks run the same Verbatim?",
+                  peer, len, len ? ra->version : 0, sizeof(*ra), VBT_IB_ADDR_VERSION);
         return VBT_ERR_PMIX;
     }
     if (ra->eager_limit != c->max_send) {
@@ -253,11 +287,37 @@ static void destroy_qps(void)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     for (int r = 0; c->peers != NULL && r < c->size; r++) {
-        if (c->peers[r].qp != NULL)
-            vbt_ib_check_rc(ibv_destroy_qp(c->peers[r].qp), 0, "ibv_destroy_qp (rank %d)", r);
-        c->peers[r].qp = NULL;
-        c->peers[r].state = VBT_IB_PEER_NONE;
+        vbt_ib_peer_t *p = &c->peers[r];
+        if (p->qp != NULL)
+            vbt_ib_check_rc(ibv_destroy_qp(p->qp), 0, "ibv_destroy_qp (rank %d)", r);
+        free(p->sq_bounce);
+        free(p->sq_put);
+        p->qp = NULL;
+        p->sq_bounce = NULL;
+        p->sq_put = NULL;
+        p->state = VBT_IB_PEER_NONE;
     }
+}
+
+/* What the device grants for inline data, from a QP made and dropped at once: known from the
+ * start (the info line, the tests), and a device that cannot create our RC QPs at all (too
+ * little RLIMIT_MEMLOCK) fails MPI_Init rather than the first send. */
+static vbt_status_t probe_inline(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_qp *qp;
+    vbt_status_t status;
+
+    c->max_inline = VBT_IB_INLINE_WANT;
+    if (c->npeers == 0) {
+        c->max_inline = 0; /* no QP will ever be made */
+        return VBT_OK;
+    }
+    status = rc_qp_new(-1, &qp);
+    if (status != VBT_OK)
+        return status;
+    vbt_ib_check_rc(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (inline probe)");
+    return VBT_OK;
 }
 
 static vbt_status_t check_device_limits(void)
@@ -340,19 +400,15 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
     if (status != VBT_OK)
         goto err_eager_cleanup;
 
-    c->max_inline = VBT_IB_INLINE_WANT;
-    for (int r = 0; r < c->size; r++) {
-        if (r == c->rank)
-            continue;
-        status = qp_create(r);
-        if (status != VBT_OK)
-            goto err_destroy_qps;
-    }
-    if (c->npeers == 0)
-        c->max_inline = 0; /* no QP to ask */
+    status = probe_inline();
+    if (status != VBT_OK)
+        goto err_rndv_cleanup;
+    status = vbt_ib_cm_init();
+    if (status != VBT_OK)
+        goto err_rndv_cleanup;
     status = addr_publish();
     if (status != VBT_OK)
-        goto err_destroy_qps;
+        goto err_cm_cleanup;
 
     vbt_info("InfiniBand: %s port %u, %s, path MTU up to %s (%s); %d credits per peer, %u "
              "receive and %u bounce buffers of %u bytes, %u bytes inline, eager limit %zu",
@@ -363,8 +419,9 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
     c->initialized = 1;
     return VBT_OK;
 
-err_destroy_qps:
-    destroy_qps();
+err_cm_cleanup:
+    vbt_ib_cm_cleanup();
+err_rndv_cleanup:
     vbt_ib_rndv_cleanup();
 err_eager_cleanup:
     vbt_ib_eager_cleanup();
@@ -388,30 +445,10 @@ vbt_status_t vbt_ib_wireup(void)
         vbt_error("vbt_ib_wireup before a successful vbt_ib_init");
         return VBT_ERR_INVALID_PARAM;
     }
-    if (c->wired)
-        return VBT_OK;
-    for (int r = 0; r < c->size; r++) {
-        void *data;
-        size_t len;
-        vbt_status_t status;
-
-        if (r == c->rank)
-            continue;
-        status = vbt_modex_get(r, VBT_IB_ADDR_KEY, &data, &len);
-        if (status != VBT_OK)
-            return status;
-        status = addr_check(r, data, len);
-        if (status == VBT_OK)
-            status = qp_connect(r, data);
-        free(data);
-        if (status != VBT_OK) {
-            c->peers[r].state = VBT_IB_PEER_FAILED;
-            c->peers[r].fail_reported = 1;
-            return status;
-        }
-    }
+    /* The modex is fenced: every peer's address can be read, so connections may start (on
+     * first use: vbt_ib_cm_connect). */
     c->wired = 1;
-    vbt_debug("InfiniBand: connected to %d peer(s)", c->npeers);
+    vbt_debug("InfiniBand: %d peer(s) reachable, connected on first use", c->npeers);
     return VBT_OK;
 }
 
@@ -424,7 +461,9 @@ void vbt_ib_finalize(void)
     c->finalizing = 1;
     if (c->wired)
         vbt_ib_eager_drain(VBT_IB_DRAIN_TIMEOUT);
+    vbt_debug("InfiniBand: connected to %d of %d peer(s)", c->nconnected, c->npeers);
     destroy_qps();
+    vbt_ib_cm_cleanup();
     vbt_ib_rndv_cleanup();
     vbt_ib_eager_cleanup();
     free(c->peers);

@@ -61,8 +61,11 @@ typedef enum {
 } vbt_ib_msg_type_t;
 
 /* ---- work request ids -----------------------------------------------------------------------
- * Receives: RECV bit | buffer index. Sends: kind << 56 | peer << 32 | send-queue sequence. */
+ * Receives: RECV bit | buffer index. Sends: kind << 56 | peer << 32 | send-queue sequence.
+ * The connection manager's UD QP (vbt_ib_cm.c) sets the UD bit on its receives and sends:
+ * UD | RECV | buffer index, UD | send slot. Kinds stay below 64, so the bit is free. */
 #define VBT_IB_WRID_RECV       (1ull << 63)
+#define VBT_IB_WRID_UD         (1ull << 62)
 #define VBT_IB_WRID_KIND_SHIFT 56
 #define VBT_IB_WRID_PEER_SHIFT 32
 
@@ -81,14 +84,11 @@ static inline uint64_t vbt_ib_send_wrid(vbt_ib_op_t op, int peer, uint32_t seq)
     return ((uint64_t)op << VBT_IB_WRID_KIND_SHIFT) | ((uint64_t)(uint32_t)peer << 32) | seq;
 }
 
-/* ---- modex: what each rank publishes under "ib.addr" ------------------------------------- */
-#define VBT_IB_ADDR_VERSION 1
+/* ---- modex: what each rank publishes under "ib.addr" -------------------------------------
+ * A fixed size, whatever the world size: the port's address and the UD QP of the connection
+ * manager. RC QPs are created and connected on first use (vbt_ib_cm.c). */
+#define VBT_IB_ADDR_VERSION 2
 #define VBT_IB_ADDR_KEY     "ib.addr"
-
-typedef struct __attribute__((packed)) {
-    uint32_t qpn; /* the QP the publisher created for this reader */
-    uint32_t psn; /* its initial send PSN */
-} vbt_ib_addr_qp_t;
 
 typedef struct __attribute__((packed)) {
     uint8_t version;    /* VBT_IB_ADDR_VERSION */
@@ -98,10 +98,44 @@ typedef struct __attribute__((packed)) {
     uint16_t lid;
     uint16_t reserved;
     uint32_t eager_limit; /* every rank must use the same */
-    uint32_t nqp;         /* entries in qp[]: the world size */
+    uint32_t ud_qpn;      /* the connection manager's UD QP (qkey VBT_IB_QKEY) */
     uint8_t gid[16];
-    vbt_ib_addr_qp_t qp[]; /* indexed by the reader's world rank; qp[publisher] unused */
 } vbt_ib_addr_t;
+
+/* ---- connection manager: REQ and REP over UD ----------------------------------------------
+ * Connecting to a peer: create the RC QP (INIT), send REQ with its number and PSN; the peer
+ * creates its QP, brings it to RTS towards ours and answers REP with its own; we bring ours to
+ * RTS. A side posts on the RC QP only once it knows the peer's QP is past RTR: after a REP, or
+ * after any message arrived on the RC QP. Lost REQs are retransmitted (VBT_IB_CM_RETX_*); a
+ * REQ for a connection that exists is answered again (its REP may have been lost). */
+#define VBT_IB_CM_VERSION    1
+#define VBT_IB_QKEY          0x56425431u /* "VBT1"; high bit clear: not a controlled qkey */
+#define VBT_IB_UD_GRH        40          /* every UD receive starts with room for a GRH */
+#define VBT_IB_UD_RECV       64          /* receive buffers of the UD QP */
+#define VBT_IB_UD_SEND       16          /* send slots of the UD QP */
+#define VBT_IB_UD_SLOT       128         /* bytes per UD buffer: GRH + message, rounded */
+#define VBT_IB_CM_RETX_FIRST 50          /* ms before the first REQ retransmission */
+#define VBT_IB_CM_RETX_MAX   1000        /* ms: the backoff doubles up to this */
+#define VBT_IB_CM_WARN_MS    10000       /* a peer silent this long gets one warning */
+
+typedef enum {
+    VBT_IB_CM_REQ = 1,
+    VBT_IB_CM_REP = 2,
+} vbt_ib_cm_type_t;
+
+typedef struct __attribute__((packed)) {
+    uint8_t version;    /* VBT_IB_CM_VERSION */
+    uint8_t type;       /* vbt_ib_cm_type_t */
+    uint8_t active_mtu; /* enum ibv_mtu of the sender's port */
+    uint8_t use_grh;
+    uint16_t lid;
+    uint16_t reserved;
+    uint32_t src;         /* sender's world rank */
+    uint32_t qpn;         /* the sender's RC QP for the receiver */
+    uint32_t psn;         /* its initial send PSN */
+    uint32_t eager_limit; /* must be the receiver's */
+    uint8_t gid[16];
+} vbt_ib_cm_msg_t;
 
 /* ---- device choice ------------------------------------------------------------------------ */
 typedef struct {
@@ -140,9 +174,10 @@ typedef struct {
 
 /* ---- endpoint: one RC QP towards one peer -------------------------------------------------- */
 typedef enum {
-    VBT_IB_PEER_NONE = 0, /* self, or before init */
-    VBT_IB_PEER_INIT,     /* QP in INIT: waiting for the peer's address */
-    VBT_IB_PEER_READY,    /* QP in RTS */
+    VBT_IB_PEER_NONE = 0, /* no QP: not connected (yet), or self */
+    VBT_IB_PEER_INIT,     /* QP in INIT, our REQ sent: waiting for the peer's REQ or REP */
+    VBT_IB_PEER_RTS,      /* QP in RTS, the peer's maybe not in RTR yet: nothing may be posted */
+    VBT_IB_PEER_READY,    /* QP in RTS and the peer's past RTR: sends go */
     VBT_IB_PEER_FAILED,   /* completion error or transition failure: unusable */
 } vbt_ib_peer_state_t;
 
@@ -168,6 +203,15 @@ typedef struct {
     /* cold */
     uint32_t psn;    /* our initial send PSN on this QP */
     int fail_status; /* enum ibv_wc_status of the first failed WR */
+    /* connection manager (vbt_ib_cm.c) */
+    uint32_t rqpn;       /* the peer's RC QP ours is connected to (state RTS, READY) */
+    uint32_t ud_qpn;     /* the peer's UD QP (valid with ah) */
+    struct ibv_ah *ah;   /* towards the peer's UD QP; NULL until first needed */
+    uint8_t req_pending; /* our REQ awaits a REP: retransmitted from progress */
+    uint8_t warned;      /* the "has not answered" warning was given */
+    uint32_t retx_ms;    /* current retransmission interval */
+    uint64_t retx_at;    /* ms (monotonic) of the next retransmission */
+    uint64_t req_since;  /* ms of the first REQ of this attempt */
 } vbt_ib_peer_t;
 
 /* ---- the transport context: one per process ----------------------------------------------- */
@@ -214,8 +258,6 @@ typedef struct {
     struct ibv_comp_channel *channel;
     struct ibv_mr *mr;
     void *pool;
-    uint32_t *sq_bounce_all;
-    void **sq_put_all;
     vbt_ib_choice_t choice;
     vbt_ib_sizes_t sizes;
     int npeers;
@@ -223,6 +265,16 @@ typedef struct {
     int initialized;
     int wired;
     int finalizing;
+    /* connection manager (vbt_ib_cm.c) */
+    struct ibv_qp *ud_qp;
+    struct ibv_mr *ud_mr;
+    char *ud_pool;            /* VBT_IB_UD_RECV receive then VBT_IB_UD_SEND send slots */
+    uint32_t ud_send_free;    /* bitmap of free send slots */
+    int conn_pending;         /* peers with req_pending: progress checks retransmissions */
+    uint64_t cm_next_at;      /* ms of the earliest retransmission due */
+    int nconnected;           /* peers whose QP reached RTS */
+    struct ibv_send_wr ud_wr; /* pre-built (cold, but saves a memset per REQ) */
+    struct ibv_sge ud_sge;
 } vbt_ib_ctx_t;
 
 extern vbt_ib_ctx_t vbt_ib_ctx;
@@ -278,10 +330,13 @@ void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *sizes_p);
 /* CQ, completion channel, SRQ, the registered pool with every receive posted. */
 vbt_status_t vbt_ib_eager_init(void);
 void vbt_ib_eager_cleanup(void);
-/* Give peer its credits and start its send-queue accounting (QP just reached RTS). */
+/* Give peer its credits and start its send-queue accounting (QP in RTS, the peer's past RTR). */
 void vbt_ib_eager_peer_ready(int peer);
-/* Finalize's goodbye: send each peer a FIN and wait, at most timeout_ms, until for every peer
- * our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done). */
+/* Milliseconds of the monotonic clock. */
+uint64_t vbt_ib_now_ms(void);
+/* Finalize's goodbye: send each READY peer a FIN and wait, at most timeout_ms, until for every
+ * one our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done).
+ * Peers not READY are not waited for. */
 void vbt_ib_eager_drain(int timeout_ms);
 
 /* Why peer takes no WR now: VBT_ERR_NO_RESOURCE when it is READY (the caller knows it is out of
@@ -306,6 +361,34 @@ static inline int vbt_ib_sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int 
     p->unsig_bounce = (uint16_t)ub;
     return 0;
 }
+
+/* ---- vbt_ib_ep.c: the RC QP state machine -------------------------------------------------- */
+/* Create peer's RC QP and bring it to INIT (state INIT), with its per-slot arrays. */
+vbt_status_t vbt_ib_qp_create(int peer);
+/* Bring peer's QP (INIT) to RTR and RTS towards the remote QP rqpn whose first PSN is rpsn, at
+ * the remote port's lid/gid and MTU (state RTS). Failures are logged. */
+vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, uint16_t lid,
+                               const uint8_t *gid);
+/* The address vector towards lid/gid on our port (the RC QPs' path and the UD address handles). */
+void vbt_ib_ah_attr(struct ibv_ah_attr *ah, uint16_t lid, const uint8_t *gid);
+/* Check a peer's published address against ours (logged at error when it does not fit). */
+vbt_status_t vbt_ib_addr_check(int peer, const vbt_ib_addr_t *ra, size_t len);
+
+/* ---- vbt_ib_cm.c: the connection manager --------------------------------------------------- */
+/* The UD QP on the shared CQ, its registered buffers, every receive posted. After the CQ. */
+vbt_status_t vbt_ib_cm_init(void);
+/* Destroy the UD QP and every address handle. Before the CQ. */
+void vbt_ib_cm_cleanup(void);
+/* Make sure a connection to peer is under way (state NONE: create the QP, send REQ; state RTS:
+ * send REQ to learn the peer is ready). VBT_ERR_NO_RESOURCE while it is; another status
+ * (logged) when it cannot be. */
+vbt_status_t vbt_ib_cm_connect(int peer) __attribute__((noinline, cold));
+/* A completion of the UD QP (success or error). Never fatal: 0. */
+int vbt_ib_cm_completion(const struct ibv_wc *wc) __attribute__((noinline, cold));
+/* The first message arrived on peer's RC QP in state RTS: its QP is past RTR: ready. */
+void vbt_ib_cm_peer_ready(int peer) __attribute__((noinline, cold));
+/* Retransmit due REQs (called from progress while conn_pending). */
+void vbt_ib_cm_progress(void) __attribute__((noinline, cold));
 
 /* ---- vbt_ib_rndv.c ------------------------------------------------------------------------- */
 /* The registration cache (its limit: VBT_RCACHE_MAX, within what RLIMIT_MEMLOCK leaves after

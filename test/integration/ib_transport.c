@@ -7,6 +7,13 @@
  *                         receiver-not-ready error must surface at once as a clear failure
  *   ib_transport gone     2 ranks: rank 1 closes its endpoints; rank 0's sends to it must
  *                         fail with a sentence naming the likely cause (peer exited)
+ *   ib_transport lazy     connections are made on first use: the published address has the
+ *                         same size at any world size; a rank that talks to one peer connects
+ *                         to that peer only; then every rank sends to every other at once
+ *                         (connections cross), every byte checked
+ *   ib_transport busy     2 ranks: rank 1 sleeps 2 s before it polls at all; rank 0's first
+ *                         send to it must still get through (connection request retransmitted)
+ *   ib_transport hello    one message from every rank to every other (connects everything)
  *   ib_transport init     init + wireup + finalize only (a singleton checks the device part)
  *   ib_transport describe vbt_ib_describe(stdout), as verbatim-info prints it
  *
@@ -253,6 +260,139 @@ static void closing(void)
     }
 }
 
+/* One message from every rank to every other, and wait for them: connects every pair. */
+static void hello(void)
+{
+    closing();
+}
+
+/* Rank 0 sends one message to rank 1 and rank 1 waits for it: the pair is connected (a test
+ * that needs rank 1 silent afterwards must connect first: connections need both sides). */
+static void connect_pair(void)
+{
+    if (proc.rank == 0) {
+        send_msg(1, 16, 8);
+        return;
+    }
+    expect(0, 16);
+    wait_for(0, exp_count[0]);
+}
+
+static int connected_count(void)
+{
+    int n = 0;
+    for (int r = 0; r < proc.size; r++)
+        n += vbt_ib_ctx.peers[r].qp != NULL;
+    return n;
+}
+
+static size_t storm_len(long k, int src, int dst)
+{
+    return (size_t)(k * 613 + src * 97 + dst * 31) % (max_send + 1);
+}
+
+static int lazy(void)
+{
+    int partner = proc.rank ^ 1, bad = 0;
+    const int pair_count = 10, storm_count = 20;
+
+    /* (a) what every rank published: the same, fixed size whatever the world size. */
+    for (int r = 0; r < proc.size; r++) {
+        void *data;
+        size_t len;
+        vbt_status_t st = vbt_modex_get(r, VBT_IB_ADDR_KEY, &data, &len);
+        if (st != VBT_OK)
+            fail("vbt_modex_get(ib.addr)", st);
+        if (len != sizeof(vbt_ib_addr_t)) {
+            fprintf(stderr, "rank %d: rank %d's ib.addr has %zu bytes, expected %zu\n", proc.rank,
+                    r, len, sizeof(vbt_ib_addr_t));
+            bad++;
+        }
+        if (r == proc.rank && proc.rank == 0)
+            printf("rank 0: lazy: ib.addr is %zu bytes at %d ranks\n", len, proc.size);
+        free(data);
+    }
+    if (connected_count() != 0 || vbt_ib_ctx.nconnected != 0) {
+        fprintf(stderr, "rank %d: %d QPs exist before any send\n", proc.rank, connected_count());
+        bad++;
+    }
+
+    /* (b) talk to one peer only, both sending first at once: only that pair is connected. */
+    if (partner < proc.size) {
+        for (int k = 0; k < pair_count; k++) {
+            expect(partner, (size_t)k * 101);
+            send_msg(partner, (size_t)k * 101, (size_t)k % 65);
+        }
+        wait_for(partner, exp_count[partner]);
+    }
+    for (int r = 0; r < proc.size; r++) {
+        int want = r == partner;
+        if ((vbt_ib_ctx.peers[r].qp != NULL) != want) {
+            fprintf(stderr, "rank %d: a QP towards rank %d %s\n", proc.rank, r,
+                    want ? "is missing" : "exists though we never talked to it");
+            bad++;
+        }
+    }
+    printf("rank %d: lazy: after talking to %d peer(s): %d QP(s), %d connected\n", proc.rank,
+           partner < proc.size, connected_count(), vbt_ib_ctx.nconnected);
+    /* Nobody starts the storm (connecting to us) before every rank has checked. */
+    vbt_status_t st = vbt_modex_fence();
+    if (st != VBT_OK)
+        fail("vbt_modex_fence", st);
+
+    /* (c) every rank sends to every other at once: the connections cross. */
+    for (int r = 0; r < proc.size; r++) {
+        for (long k = 0; r != proc.rank && k < storm_count; k++)
+            expect(r, storm_len(k, r, proc.rank));
+    }
+    for (long k = 0; k < storm_count; k++) {
+        for (int i = 1; i < proc.size; i++) {
+            int dst = (proc.rank + i) % proc.size;
+            send_msg(dst, storm_len(k, proc.rank, dst), (size_t)k % 65);
+        }
+    }
+    for (int r = 0; r < proc.size; r++) {
+        if (r != proc.rank)
+            wait_for(r, exp_count[r]);
+    }
+    if (connected_count() != proc.size - 1 || vbt_ib_ctx.nconnected != proc.size - 1) {
+        fprintf(stderr, "rank %d: %d QPs, %d connected after the storm; expected %d\n", proc.rank,
+                connected_count(), vbt_ib_ctx.nconnected, proc.size - 1);
+        bad++;
+    }
+    closing();
+    printf("rank %d: lazy: %s, %ld errors\n", proc.rank, bad || errors ? "FAILED" : "OK", errors);
+    return bad || errors;
+}
+
+/* (d) rank 1 is busy (does not poll) for 2 s; rank 0 sends at once. */
+static int busy(void)
+{
+    double t0 = now_s();
+    const int count = 5;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "busy: needs exactly 2 ranks\n");
+        return 1;
+    }
+    if (proc.rank == 1) {
+        sleep(2);
+        for (int k = 0; k < count; k++)
+            expect(0, (size_t)k * 1000 % (max_send + 1));
+        wait_for(0, exp_count[0]);
+        send_msg(0, 7, 3);
+    } else {
+        for (int k = 0; k < count; k++)
+            send_msg(1, (size_t)k * 1000 % (max_send + 1), 8);
+        expect(1, 7);
+        wait_for(1, exp_count[1]);
+        printf("rank 0: busy: answered after %.1f s\n", now_s() - t0);
+    }
+    closing();
+    printf("rank %d: busy: %s, %ld errors\n", proc.rank, errors ? "FAILED" : "OK", errors);
+    return errors != 0;
+}
+
 static int rnr(void)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
@@ -263,6 +403,7 @@ static int rnr(void)
         fprintf(stderr, "rnr: needs exactly 2 ranks\n");
         return 1;
     }
+    connect_pair();
     if (proc.rank == 1) {
         /* Do not poll: the SRQ holds credits + reserve buffers, then the NIC must refuse. */
         sleep(5);
@@ -271,7 +412,8 @@ static int rnr(void)
             progress(&idle);
         printf("rank 1: rnr: received %ld messages (SRQ held %u)\n", rx_count[0],
                c->sizes.rx_count);
-        return rx_count[0] <= (long)c->sizes.rx_count ? 0 : 1;
+        /* The first one (connect_pair) was re-posted long before. */
+        return rx_count[0] <= (long)c->sizes.rx_count + 1 ? 0 : 1;
     }
     c->peers[1].credits = 1 << 20; /* the bug: ignore flow control */
     start = now_s();
@@ -311,6 +453,7 @@ static int gone(void)
         fprintf(stderr, "gone: needs exactly 2 ranks\n");
         return 1;
     }
+    connect_pair();
     if (proc.rank == 1) {
         vbt_ib_finalize();
         return 0;
@@ -400,6 +543,14 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "init") == 0) {
         printf("rank %d: init: OK\n", proc.rank);
+    } else if (strcmp(mode, "hello") == 0) {
+        hello();
+        printf("rank %d: hello: %s\n", proc.rank, errors ? "FAILED" : "OK");
+        rc = errors != 0;
+    } else if (strcmp(mode, "lazy") == 0) {
+        rc = lazy();
+    } else if (strcmp(mode, "busy") == 0) {
+        rc = busy();
     } else if (strcmp(mode, "rnr") == 0) {
         rc = rnr();
     } else if (strcmp(mode, "gone") == 0) {
@@ -434,7 +585,10 @@ int main(int argc, char **argv)
                proc.rank, errors ? "FAILED" : "OK", tx, rx, errors, idle_blocks);
         rc = errors != 0;
     } else {
-        fprintf(stderr, "ib_transport: unknown mode '%s' (all, rnr, gone, init, describe)\n", mode);
+        fprintf(stderr,
+                "ib_transport: unknown mode '%s' (all, lazy, busy, hello, rnr, gone, init, "
+                "describe)\n",
+                mode);
         rc = 1;
     }
 

@@ -2,10 +2,12 @@
 # transport-ib on a real verbs device (run through test/integration/verbs.sh: natively, or in
 # the Soft-RoCE VM): device listing and choice, the user errors (unknown device or port, bad
 # GID index, RLIMIT_MEMLOCK too small), then ping-pong of every size, the 10,000-message flood
-# and all-to-all under mpirun at 2 and 4 ranks and with another eager limit, and finally the
-# failure tests: receiver not ready (a credit bug must fail at once, not storm) and a peer that
-# is gone (must fail in seconds with the likely cause). The device's RNR counters must not move
-# during the data runs. Exit 0 pass, 77 skip (no device), other fail.
+# and all-to-all under mpirun at 2 and 4 ranks and with another eager limit, connections on
+# first use (the published address has one size at 2 and 6 ranks, a rank connects only to the
+# peers it talks to, crossing connections, a peer busy for 2 s), and finally the failure
+# tests: receiver not ready (a credit bug must fail at once, not storm) and a peer that is gone
+# (must fail in seconds with the likely cause). The device's RNR counters must not move during
+# the data runs. Exit 0 pass, 77 skip (no device), other fail.
 set -u
 prog="$abs_top_builddir/test/integration/ib_transport"
 fail=0
@@ -73,7 +75,8 @@ expect_error "malformed VBT_IB_DEVICE" "not valid" VBT_IB_DEVICE="$dev:x"
 [ $roce -eq 1 ] && expect_error "bad GID index" "no GID at that index" VBT_IB_GID_INDEX=99
 expect_error "eager limit out of range" "VBT_EAGER_LIMIT=.*out of range" VBT_EAGER_LIMIT=16
 
-# Settings that differ between ranks must be caught at wireup, naming the fix.
+# Settings that differ between ranks must be caught when the ranks connect (on first use),
+# naming the fix.
 expect_job_error() {
     what=$1
     pattern=$2
@@ -90,12 +93,12 @@ expect_job_error() {
     fi
 }
 expect_job_error "eager limit differs" "VBT_EAGER_LIMIT differs between ranks" \
-    -n 1 env VBT_EAGER_LIMIT=8k "$prog" init : -n 1 env VBT_EAGER_LIMIT=16k "$prog" init
+    -n 1 env VBT_EAGER_LIMIT=8k "$prog" hello : -n 1 env VBT_EAGER_LIMIT=16k "$prog" hello
 v4=$(printf '%s\n' "$out0" | sed -n 's/^      GID\[\([0-9]*\)\] RoCE v2 .* IPv4-mapped.*/\1/p' | head -n 1)
 v6=$(printf '%s\n' "$out0" | sed -n 's/^      GID\[\([0-9]*\)\] RoCE v2 .* link-local.*/\1/p' | head -n 1)
 if [ $roce -eq 1 ] && [ -n "$v4" ] && [ -n "$v6" ]; then
     expect_job_error "IPv4 and IPv6 GIDs mixed" "cannot route between IPv4 and IPv6" \
-        -n 1 env VBT_IB_GID_INDEX="$v4" "$prog" init : -n 1 env VBT_IB_GID_INDEX="$v6" "$prog" init
+        -n 1 env VBT_IB_GID_INDEX="$v4" "$prog" hello : -n 1 env VBT_IB_GID_INDEX="$v6" "$prog" hello
 fi
 
 # RLIMIT_MEMLOCK too small: root must also drop CAP_IPC_LOCK, which lifts the limit.
@@ -155,6 +158,41 @@ run() {
 run 2
 run 4
 run 2 VBT_EAGER_LIMIT=32k
+
+# Connections on first use: the address each rank publishes has one size at 2 and at 6 ranks;
+# a rank that talks to one peer connects only to it; all ranks then send to all at once.
+sizes=""
+for n in 2 6; do
+    out=$(timeout 600 "$MPIRUN" --oversubscribe -n $n "$prog" lazy 2>&1)
+    rc=$?
+    ok=$(printf '%s\n' "$out" | grep -c "lazy: OK")
+    size=$(printf '%s\n' "$out" | sed -n 's/^rank 0: lazy: ib.addr is \([0-9]*\) bytes.*/\1/p')
+    if [ $rc -ne 0 ] || [ "$ok" -ne $n ] || [ -z "$size" ]; then
+        echo "FAIL: lazy -n $n: exit $rc, $ok of $n ranks ok"
+        printf '%s\n' "$out" | tail -30
+        fail=1
+    else
+        echo "ok: lazy -n $n: ib.addr $size bytes; $(printf '%s\n' "$out" | grep -m 1 'rank 0: lazy: after')"
+    fi
+    sizes="$sizes $size"
+done
+set -- $sizes
+if [ $# -eq 2 ] && [ "$1" != "$2" ]; then
+    echo "FAIL: lazy: ib.addr has $1 bytes at 2 ranks but $2 at 6: it grows with the job"
+    fail=1
+fi
+
+# A peer busy for 2 s before it polls: the connection request is retransmitted until it answers.
+out=$(VBT_LOG=debug timeout 300 "$MPIRUN" -n 2 "$prog" busy 2>&1)
+rc=$?
+reqs=$(printf '%s\n' "$out" | grep -c ':0\] .*connection manager: REQ to rank 1')
+if [ $rc -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c 'busy: OK')" -ne 2 ] || [ "$reqs" -lt 3 ]; then
+    echo "FAIL: busy: exit $rc, rank 0 sent $reqs REQs"
+    printf '%s\n' "$out" | grep -v debug | tail -30
+    fail=1
+else
+    echo "ok: busy: $(printf '%s\n' "$out" | grep -m 1 'rank 0: busy: answered') ($reqs REQs)"
+fi
 
 # Receiver not ready: rank 0 ignores its credits while rank 1 does not poll. With rnr_retry 0
 # this must fail at once with a sentence naming the cause, not hang or retry forever.

@@ -1,0 +1,506 @@
+/* The connection manager: RC QPs are created and connected on first use, through one UD QP per
+ * rank, so what a rank publishes in the modex has a fixed size and a rank pays (QP, send-queue
+ * bookkeeping, address handle) only for the peers it talks to. The scheme is the field's usual
+ * one (MVAPICH's on-demand connection manager, UCX's wireup over UD).
+ *
+ *   active side (first vbt_ib_send to P)     passive side (P)
+ *   read P's "ib.addr", check it
+ *   RC QP -> INIT, UD address handle
+ *   REQ {rank, qpn, psn, lid, gid, mtu} ---> check it; RC QP (INIT if new) -> RTR -> RTS
+ *                                     <--- REP {the same, for P's QP}
+ *   RC QP -> RTR -> RTS: READY                (RTS: READY at the first message on the QP, or
+ *                                              at a REP to its own REQ)
+ *
+ * A side posts on its RC QP only once it knows the peer's QP is past RTR (a packet that reaches
+ * a QP still in INIT is dropped, and the sender's retries would be spent on it): after a REP,
+ * or after anything arrived on the RC QP. So a passive side that wants to send first sends its
+ * own REQ; the active side answers REP (a REQ naming the QP we are connected to is answered
+ * again: the first REP may have been lost). Both sides may start at once: each has one QP per
+ * peer, so the REQs cross and both connect the same pair.
+ *
+ * UD loses packets: the REQ is retransmitted while no REP came (VBT_IB_CM_RETX_FIRST ms, doubling
+ * up to VBT_IB_CM_RETX_MAX), checked from vbt_ib_progress only while some connection is pending
+ * (one counter test otherwise); a peer silent for VBT_IB_CM_WARN_MS gets one warning, and we keep
+ * trying (it may be computing). A REP is never retransmitted: the REQ's retransmission asks again.
+ *
+ * Messages from the network are never trusted: length, version, type, rank range, eager limit,
+ * addressing mode and field ranges are checked; a bad one is logged and dropped. The UD QP shares
+ * the transport's CQ (a blocked rank wakes for a REQ) and has its own small registered pool; its
+ * work requests carry VBT_IB_WRID_UD, so the receive fast path gains one unlikely branch. */
+#include "vbt_config.h"
+#include "vbt_ib_int.h"
+#include "vbt_log.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline char *ud_slot(const vbt_ib_ctx_t *c, uint32_t idx)
+{
+    return c->ud_pool + (size_t)idx * VBT_IB_UD_SLOT;
+}
+
+/* ---- set-up and teardown ------------------------------------------------------------------- */
+
+static vbt_status_t ud_post_recv(uint32_t idx)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)ud_slot(c, idx), .length = VBT_IB_UD_SLOT, .lkey = c->ud_mr->lkey};
+    struct ibv_recv_wr wr = {
+        .wr_id = VBT_IB_WRID_UD | VBT_IB_WRID_RECV | idx, .sg_list = &sge, .num_sge = 1};
+    struct ibv_recv_wr *bad;
+
+    return vbt_ib_check_rc(ibv_post_recv(c->ud_qp, &wr, &bad), 0,
+                           "posting a receive on the connection manager's UD QP");
+}
+
+vbt_status_t vbt_ib_cm_init(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    size_t bytes = (size_t)(VBT_IB_UD_RECV + VBT_IB_UD_SEND) * VBT_IB_UD_SLOT;
+    struct ibv_qp_init_attr qa;
+    struct ibv_qp_attr attr;
+    vbt_status_t status;
+    void *pool;
+    int rc;
+
+    rc = posix_memalign(&pool, 4096, bytes);
+    if (rc != 0) {
+        vbt_error("cannot allocate the %zu-byte connection manager buffers: %s", bytes,
+                  strerror(rc));
+        return VBT_ERR_NO_MEMORY;
+    }
+    memset(pool, 0, bytes);
+    c->ud_pool = pool;
+    c->ud_mr = ibv_reg_mr(c->pd, pool, bytes, IBV_ACCESS_LOCAL_WRITE);
+    status = vbt_ib_check_ptr(c->ud_mr, VBT_IB_PINS, "ibv_reg_mr(%s, %zu-byte UD buffers)",
+                              c->choice.name, bytes);
+    if (status != VBT_OK)
+        goto err_cleanup;
+
+    memset(&qa, 0, sizeof(qa));
+    qa.send_cq = c->cq;
+    qa.recv_cq = c->cq;
+    qa.qp_type = IBV_QPT_UD;
+    qa.sq_sig_all = 1;
+    qa.cap.max_send_wr = VBT_IB_UD_SEND;
+    qa.cap.max_recv_wr = VBT_IB_UD_RECV;
+    qa.cap.max_send_sge = 1;
+    qa.cap.max_recv_sge = 1;
+    c->ud_qp = ibv_create_qp(c->pd, &qa);
+    status = vbt_ib_check_ptr(c->ud_qp, VBT_IB_PINS, "ibv_create_qp(%s, UD)", c->choice.name);
+    if (status != VBT_OK)
+        goto err_cleanup;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = c->choice.port;
+    attr.qkey = VBT_IB_QKEY;
+    rc = ibv_modify_qp(c->ud_qp, &attr,
+                       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(UD, RESET->INIT)");
+    if (status != VBT_OK)
+        goto err_cleanup;
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTR;
+    rc = ibv_modify_qp(c->ud_qp, &attr, IBV_QP_STATE);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(UD, INIT->RTR)");
+    if (status != VBT_OK)
+        goto err_cleanup;
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTS;
+    attr.sq_psn = 0;
+    rc = ibv_modify_qp(c->ud_qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
+    status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(UD, RTR->RTS)");
+    if (status != VBT_OK)
+        goto err_cleanup;
+
+    for (uint32_t i = 0; i < VBT_IB_UD_RECV; i++) {
+        status = ud_post_recv(i);
+        if (status != VBT_OK)
+            goto err_cleanup;
+    }
+    c->ud_send_free = (1u << VBT_IB_UD_SEND) - 1;
+    memset(&c->ud_wr, 0, sizeof(c->ud_wr));
+    c->ud_wr.sg_list = &c->ud_sge;
+    c->ud_wr.num_sge = 1;
+    c->ud_wr.opcode = IBV_WR_SEND;
+    c->ud_wr.send_flags = IBV_SEND_SIGNALED;
+    c->ud_wr.wr.ud.remote_qkey = VBT_IB_QKEY;
+    c->ud_sge.lkey = c->ud_mr->lkey;
+    vbt_debug("connection manager: UD QP 0x%x, %d receive buffers", c->ud_qp->qp_num,
+              VBT_IB_UD_RECV);
+    return VBT_OK;
+
+err_cleanup:
+    vbt_ib_cm_cleanup();
+    return status;
+}
+
+void vbt_ib_cm_cleanup(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+
+    if (c->ud_qp != NULL)
+        vbt_ib_check_rc(ibv_destroy_qp(c->ud_qp), 0, "ibv_destroy_qp (UD)");
+    for (int r = 0; c->peers != NULL && r < c->size; r++) {
+        if (c->peers[r].ah != NULL)
+            vbt_ib_check_rc(ibv_destroy_ah(c->peers[r].ah), 0, "ibv_destroy_ah (rank %d)", r);
+        c->peers[r].ah = NULL;
+    }
+    if (c->ud_mr != NULL)
+        vbt_ib_check_rc(ibv_dereg_mr(c->ud_mr), 0, "ibv_dereg_mr (UD buffers)");
+    free(c->ud_pool);
+    c->ud_qp = NULL;
+    c->ud_mr = NULL;
+    c->ud_pool = NULL;
+    c->conn_pending = 0;
+}
+
+/* ---- sending REQ and REP ------------------------------------------------------------------- */
+
+static vbt_status_t ah_create(int peer, uint16_t lid, const uint8_t *gid, uint32_t ud_qpn)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    struct ibv_ah_attr attr;
+
+    vbt_ib_ah_attr(&attr, lid, gid);
+    p->ah = ibv_create_ah(c->pd, &attr);
+    p->ud_qpn = ud_qpn;
+    return vbt_ib_check_ptr(p->ah, 0, "ibv_create_ah(%s) towards rank %d", c->choice.name, peer);
+}
+
+/* Send a REQ or REP about our QP for peer. VBT_ERR_NO_RESOURCE when all send slots are taken
+ * (the REQ's retransmission, or the peer's, tries again). */
+static vbt_status_t cm_send(int peer, vbt_ib_cm_type_t type)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    struct ibv_send_wr *bad;
+    vbt_ib_cm_msg_t *m;
+    vbt_status_t status;
+    uint32_t slot;
+
+    if (c->ud_send_free == 0) {
+        vbt_debug("connection manager: no UD send slot for the %s to rank %d; later",
+                  type == VBT_IB_CM_REQ ? "REQ" : "REP", peer);
+        return VBT_ERR_NO_RESOURCE;
+    }
+    slot = (uint32_t)__builtin_ctz(c->ud_send_free);
+    m = (vbt_ib_cm_msg_t *)ud_slot(c, VBT_IB_UD_RECV + slot);
+    memset(m, 0, sizeof(*m));
+    m->version = VBT_IB_CM_VERSION;
+    m->type = (uint8_t)type;
+    m->active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+    m->use_grh = c->choice.gid_index >= 0;
+    m->lid = c->choice.port_attr.lid;
+    m->src = (uint32_t)c->rank;
+    m->qpn = p->qp->qp_num;
+    m->psn = p->psn;
+    m->eager_limit = (uint32_t)c->max_send;
+    memcpy(m->gid, c->choice.gid.raw, sizeof(m->gid));
+
+    c->ud_sge.addr = (uintptr_t)m;
+    c->ud_sge.length = sizeof(*m);
+    c->ud_wr.wr_id = VBT_IB_WRID_UD | slot;
+    c->ud_wr.wr.ud.ah = p->ah;
+    c->ud_wr.wr.ud.remote_qpn = p->ud_qpn;
+    status = vbt_ib_check_rc(ibv_post_send(c->ud_qp, &c->ud_wr, &bad), 0,
+                             "sending a connection %s to rank %d (UD ibv_post_send)",
+                             type == VBT_IB_CM_REQ ? "request" : "reply", peer);
+    if (status != VBT_OK)
+        return status;
+    c->ud_send_free &= ~(1u << slot);
+    vbt_debug("connection manager: %s to rank %d (our QP 0x%x, PSN 0x%x)",
+              type == VBT_IB_CM_REQ ? "REQ" : "REP", peer, p->qp->qp_num, p->psn);
+    return VBT_OK;
+}
+
+/* Send (or resend) our REQ and keep it pending until the REP. */
+static void req_send(int peer, uint64_t now)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+
+    if (!p->req_pending) {
+        p->req_pending = 1;
+        p->warned = 0;
+        p->req_since = now;
+        p->retx_ms = VBT_IB_CM_RETX_FIRST;
+        if (c->conn_pending++ == 0)
+            c->cm_next_at = UINT64_MAX;
+    }
+    (void)cm_send(peer, VBT_IB_CM_REQ); /* lost or not sent: retransmitted all the same */
+    p->retx_at = now + p->retx_ms;
+    if (p->retx_at < c->cm_next_at)
+        c->cm_next_at = p->retx_at;
+}
+
+static void req_done(vbt_ib_peer_t *p)
+{
+    if (p->req_pending) {
+        p->req_pending = 0;
+        vbt_ib_ctx.conn_pending--;
+    }
+}
+
+/* The connection to peer cannot be made: it is unusable (the cause was logged). */
+static vbt_status_t cm_fail(int peer, vbt_status_t status)
+{
+    vbt_ib_peer_t *p = &vbt_ib_ctx.peers[peer];
+
+    req_done(p);
+    p->state = VBT_IB_PEER_FAILED;
+    p->credits = 0;
+    p->fail_op = 0xff;
+    p->fail_status = IBV_WC_GENERAL_ERR;
+    p->fail_reported = 1;
+    /* The runtime retries on NO_RESOURCE: a verbs EAGAIN here is a failure all the same. */
+    return status == VBT_ERR_NO_RESOURCE || status == VBT_OK ? VBT_ERR_IO : status;
+}
+
+/* Read peer's published address once: check it, make the address handle for its UD QP. */
+static vbt_status_t addr_fetch(int peer)
+{
+    void *data;
+    size_t len;
+    vbt_status_t status;
+
+    status = vbt_modex_get(peer, VBT_IB_ADDR_KEY, &data, &len);
+    if (status != VBT_OK)
+        return status;
+    status = vbt_ib_addr_check(peer, data, len);
+    if (status == VBT_OK) {
+        const vbt_ib_addr_t *a = data;
+        status = ah_create(peer, a->lid, a->gid, a->ud_qpn);
+    }
+    free(data);
+    return status;
+}
+
+vbt_status_t vbt_ib_cm_connect(int peer)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+    vbt_status_t status;
+
+    if (p->state == VBT_IB_PEER_NONE) {
+        if (p->ah == NULL) {
+            status = addr_fetch(peer);
+            if (status != VBT_OK)
+                return cm_fail(peer, status);
+        }
+        status = vbt_ib_qp_create(peer);
+        if (status != VBT_OK)
+            return cm_fail(peer, status);
+        vbt_debug("connection manager: connecting to rank %d", peer);
+    }
+    if (!p->req_pending && (p->state == VBT_IB_PEER_INIT || p->state == VBT_IB_PEER_RTS))
+        req_send(peer, vbt_ib_now_ms());
+    return VBT_ERR_NO_RESOURCE;
+}
+
+void vbt_ib_cm_peer_ready(int peer)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[peer];
+
+    if (p->req_pending)
+        vbt_debug("connection manager: rank %d ready after %llu ms", peer,
+                  (unsigned long long)(vbt_ib_now_ms() - p->req_since));
+    else
+        vbt_debug("connection manager: rank %d ready", peer);
+    req_done(p);
+    vbt_ib_eager_peer_ready(peer);
+}
+
+/* ---- receiving REQ and REP ----------------------------------------------------------------- */
+
+static void on_req(int src, const vbt_ib_cm_msg_t *m, uint32_t src_ud_qpn)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[src];
+    vbt_status_t status;
+
+    vbt_debug("connection manager: REQ from rank %d (its QP 0x%x, PSN 0x%x)", src, m->qpn, m->psn);
+    switch (p->state) {
+    case VBT_IB_PEER_FAILED:
+        vbt_debug("connection manager: REQ from rank %d dropped: the connection failed", src);
+        return;
+    case VBT_IB_PEER_NONE:
+        if (c->finalizing) {
+            vbt_debug("connection manager: REQ from rank %d dropped: finalizing", src);
+            return;
+        }
+        status = vbt_ib_qp_create(src);
+        if (status != VBT_OK) {
+            cm_fail(src, status);
+            return;
+        }
+        __attribute__((fallthrough)); /* connect the new QP */
+    case VBT_IB_PEER_INIT:
+        status = vbt_ib_qp_connect(src, m->qpn, m->psn, m->active_mtu, m->lid, m->gid);
+        if (status != VBT_OK) {
+            cm_fail(src, status);
+            return;
+        }
+        break;
+    default: /* RTS, READY */
+        if (m->qpn != p->rqpn) {
+            vbt_warn("rank %d asks to connect its QP 0x%x, but ours is connected to its QP 0x%x: "
+                     "request dropped",
+                     src, m->qpn, p->rqpn);
+            return;
+        }
+        break;
+    }
+    /* A failure is logged; the REQ's retransmission tries again. */
+    if (p->ah == NULL && ah_create(src, m->lid, m->gid, src_ud_qpn) != VBT_OK)
+        return;
+    (void)cm_send(src, VBT_IB_CM_REP); /* lost or not sent: the REQ comes again */
+}
+
+static void on_rep(int src, const vbt_ib_cm_msg_t *m)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_peer_t *p = &c->peers[src];
+    vbt_status_t status;
+
+    vbt_debug("connection manager: REP from rank %d (its QP 0x%x, PSN 0x%x)", src, m->qpn, m->psn);
+    switch (p->state) {
+    case VBT_IB_PEER_INIT:
+        status = vbt_ib_qp_connect(src, m->qpn, m->psn, m->active_mtu, m->lid, m->gid);
+        if (status != VBT_OK) {
+            cm_fail(src, status);
+            return;
+        }
+        break;
+    case VBT_IB_PEER_RTS:
+    case VBT_IB_PEER_READY:
+        if (m->qpn != p->rqpn) {
+            vbt_warn("rank %d replied for its QP 0x%x, but ours is connected to its QP 0x%x: "
+                     "reply dropped",
+                     src, m->qpn, p->rqpn);
+            return;
+        }
+        if (p->state == VBT_IB_PEER_READY)
+            return; /* a REP to a retransmitted REQ */
+        break;
+    default:
+        vbt_debug("connection manager: REP from rank %d dropped: we asked nothing", src);
+        return;
+    }
+    vbt_ib_cm_peer_ready(src);
+}
+
+/* Is this message one we may act on? Every field the peer chose is checked. */
+static int msg_valid(const vbt_ib_ctx_t *c, const struct ibv_wc *wc, const vbt_ib_cm_msg_t *m)
+{
+    const char *why = NULL;
+
+    if (wc->byte_len != VBT_IB_UD_GRH + sizeof(*m))
+        why = "wrong length";
+    else if (m->version != VBT_IB_CM_VERSION)
+        why = "unknown version";
+    else if (m->type != VBT_IB_CM_REQ && m->type != VBT_IB_CM_REP)
+        why = "unknown type";
+    else if (m->src >= (uint32_t)c->size || m->src == (uint32_t)c->rank)
+        why = "no such peer rank";
+    else if (m->eager_limit != c->max_send)
+        why = "different VBT_EAGER_LIMIT";
+    else if (m->use_grh != (c->choice.gid_index >= 0))
+        why = "different addressing (GID or LID)";
+    else if (m->active_mtu < IBV_MTU_256 || m->active_mtu > IBV_MTU_4096)
+        why = "invalid MTU";
+    else if ((m->qpn & 0xff000000u) != 0 || m->qpn == 0 || (m->psn & 0xff000000u) != 0)
+        why = "invalid QP number or PSN";
+    if (why == NULL)
+        return 1;
+    vbt_warn("dropped a malformed connection message (%u bytes from UD QP 0x%x, version %u, "
+             "type %u, rank %u): %s; do all ranks run the same Verbatim?",
+             wc->byte_len, wc->src_qp, wc->byte_len > VBT_IB_UD_GRH ? m->version : 0,
+             wc->byte_len > VBT_IB_UD_GRH + 1 ? m->type : 0,
+             wc->byte_len >= VBT_IB_UD_GRH + 12 ? m->src : 0, why);
+    return 0;
+}
+
+int vbt_ib_cm_completion(const struct ibv_wc *wc)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    uint32_t idx = (uint32_t)(wc->wr_id & 0xffff);
+    const vbt_ib_cm_msg_t *m;
+
+    if (!(wc->wr_id & VBT_IB_WRID_RECV)) {
+        c->ud_send_free |= 1u << idx;
+        if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
+            vbt_debug("connection manager: a UD send failed: %s (retransmission covers it)",
+                      ibv_wc_status_str(wc->status));
+        return 0;
+    }
+    if (wc->status != IBV_WC_SUCCESS) {
+        if (wc->status == IBV_WC_WR_FLUSH_ERR)
+            return 0; /* the UD QP is being destroyed */
+        vbt_debug("connection manager: a UD receive failed: %s", ibv_wc_status_str(wc->status));
+    } else {
+        m = (const vbt_ib_cm_msg_t *)(ud_slot(c, idx) + VBT_IB_UD_GRH);
+        if (msg_valid(c, wc, m)) {
+            if (m->type == VBT_IB_CM_REQ)
+                on_req((int)m->src, m, wc->src_qp);
+            else
+                on_rep((int)m->src, m);
+        }
+    }
+    (void)ud_post_recv(idx); /* logged; one buffer fewer */
+    return 0;
+}
+
+/* ---- retransmission -------------------------------------------------------------------------- */
+
+void vbt_ib_cm_progress(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    uint64_t now = vbt_ib_now_ms(), next = UINT64_MAX;
+
+    if (now < c->cm_next_at)
+        return;
+    for (int r = 0; r < c->size && c->conn_pending > 0; r++) {
+        vbt_ib_peer_t *p = &c->peers[r];
+        if (!p->req_pending)
+            continue;
+        if (p->state != VBT_IB_PEER_INIT && p->state != VBT_IB_PEER_RTS) {
+            req_done(p);
+            continue;
+        }
+        if (now >= p->retx_at) {
+            if (!p->warned && now - p->req_since >= VBT_IB_CM_WARN_MS) {
+                p->warned = 1;
+                vbt_warn("rank %d has not answered our connection request for %llu s (busy, or "
+                         "gone?); still trying",
+                         r, (unsigned long long)((now - p->req_since) / 1000));
+            }
+            p->retx_ms = p->retx_ms * 2 > VBT_IB_CM_RETX_MAX ? VBT_IB_CM_RETX_MAX : p->retx_ms * 2;
+            vbt_debug("connection manager: no REP from rank %d yet: REQ again", r);
+            (void)cm_send(r, VBT_IB_CM_REQ);
+            p->retx_at = now + p->retx_ms;
+        }
+        if (p->retx_at < next)
+            next = p->retx_at;
+    }
+    c->cm_next_at = next;
+}
+
+int vbt_ib_max_sleep_ms(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    uint64_t now;
+
+    if (c->conn_pending == 0)
+        return -1;
+    now = vbt_ib_now_ms();
+    if (c->cm_next_at <= now)
+        return 1;
+    return c->cm_next_at - now > INT_MAX ? INT_MAX : (int)(c->cm_next_at - now);
+}
