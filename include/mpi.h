@@ -627,6 +627,13 @@ VBT_MPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
 VBT_MPI_DECL(int, Error_class, (int errorcode, int *errorclass));
 VBT_MPI_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler));
 VBT_MPI_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Comm_create_errhandler,
+             (MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+VBT_MPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Add_error_class, (int *errorclass));
+VBT_MPI_DECL(int, Add_error_code, (int errorclass, int *errorcode));
+VBT_MPI_DECL(int, Add_error_string, (int errorcode, const char *string));
 /* ABI queries (Sec. 21.2) and Fortran type registration (Sec. 21.4.1). */
 VBT_MPI_DECL(int, Abi_get_version, (int *abi_major, int *abi_minor));
 VBT_MPI_DECL(int, Abi_get_info, (MPI_Info *info));

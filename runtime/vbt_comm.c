@@ -17,6 +17,7 @@
 #include "vbt_comm.h"
 #include "vbt_attr.h"
 #include "vbt_comm_agree.h"
+#include "vbt_errhandler.h"
 #include "vbt_log.h"
 #include "vbt_request.h"
 #include "vbt_topo.h"
@@ -33,6 +34,7 @@ enum { SLOT_WORLD = 0, SLOT_SELF = 1 };
 vbt_comm_t vbt_comm_world;
 vbt_comm_t vbt_comm_self;
 vbt_comm_t *vbt_comm_table[VBT_COMM_MAX];
+vbt_comm_t vbt_comm_slab[VBT_COMM_MAX];
 
 static struct {
     int ready;
@@ -163,9 +165,9 @@ static void destroy(vbt_comm_t *comm)
     vbt_topo_free(comm->topo);
     comm->topo = NULL;
     vbt_group_release(comm->group);
-    comm->magic = 0;
-    if (comm != &vbt_comm_world && comm != &vbt_comm_self)
-        free(comm);
+    vbt_errhandler_release(comm->errhandler);
+    comm->errhandler = MPI_ERRORS_ARE_FATAL;
+    comm->magic = 0; /* the slab entry stays: a stale handle reads 0 there */
 }
 
 /* Destroy the freed communicators that no request uses any more. */
@@ -260,12 +262,11 @@ static vbt_status_t agree_slot(const vbt_agree_t *a, uint32_t *slot_p)
 static vbt_status_t comm_new(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
                              vbt_comm_t **comm_p)
 {
-    vbt_comm_t *comm = malloc(sizeof(*comm));
+    vbt_comm_t *comm = &vbt_comm_slab[slot];
 
-    if (comm == NULL)
-        return VBT_ERR_NO_MEMORY;
     comm_setup(comm, MPI_COMM_NULL, group, rank, slot, NULL);
     comm->errhandler = parent->errhandler;
+    vbt_errhandler_retain(comm->errhandler);
     install(comm);
     *comm_p = comm;
     return VBT_OK;

@@ -47,6 +47,10 @@ enum { VBT_CTX_P2P = 0, VBT_CTX_COLL = 1 };
 
 extern vbt_comm_t vbt_comm_world;
 extern vbt_comm_t vbt_comm_self;
+/* The other communicators: the one on context slot s is vbt_comm_slab[s] (a slot has at most one
+ * live communicator), so that a handle is checked by its address before it is read and a made-up
+ * one cannot crash vbt_comm_get(). Untouched entries cost no memory. */
+extern vbt_comm_t vbt_comm_slab[VBT_COMM_MAX];
 /* Context table: slot context_id / 2. Only for vbt_comm_from_context(). */
 extern vbt_comm_t *vbt_comm_table[VBT_COMM_MAX];
 
@@ -63,7 +67,10 @@ static inline vbt_comm_t *vbt_comm_get(MPI_Comm handle)
         return &vbt_comm_world;
     if (handle == MPI_COMM_SELF)
         return &vbt_comm_self;
-    if ((uintptr_t)handle <= 4095 || c->magic != VBT_COMM_MAGIC)
+    /* One unsigned compare also refuses 0..4095 and addresses below the slab. */
+    uintptr_t off = (uintptr_t)handle - (uintptr_t)vbt_comm_slab;
+    if (unlikely(off >= sizeof(vbt_comm_slab) || off % sizeof(vbt_comm_t) != 0 ||
+                 c->magic != VBT_COMM_MAGIC))
         return NULL;
     return c;
 }

@@ -1,10 +1,12 @@
 #include "vbt_error.h"
+#include "vbt_errhandler.h"
 #include "vbt_log.h"
 #include "vbt_runtime.h"
 
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -130,9 +132,90 @@ int vbt_status_to_errclass(vbt_status_t status)
     }
 }
 
+/* Classes and codes added by MPI_Add_error_class / MPI_Add_error_code: code
+ * VBT_ERR_FIRST_USER + i is user.codes[i]. A class added this way is a code of its own class. */
+typedef struct {
+    int errclass;
+    char *string; /* MPI_Add_error_string's, or NULL: MPI_Error_string then says "" */
+} user_code_t;
+
+static struct {
+    user_code_t *codes;
+    int n, cap;
+} user;
+
+static user_code_t *user_code(int code)
+{
+    if (code < VBT_ERR_FIRST_USER || code - VBT_ERR_FIRST_USER >= user.n)
+        return NULL;
+    return &user.codes[code - VBT_ERR_FIRST_USER];
+}
+
+int vbt_error_class_of(int code)
+{
+    const user_code_t *u = user_code(code);
+
+    if (u != NULL)
+        return u->errclass;
+    return find_class(code) != NULL ? code : -1;
+}
+
+int vbt_error_is_class(int code)
+{
+    return vbt_error_class_of(code) == code;
+}
+
+vbt_status_t vbt_error_add(int errclass, int *code_p)
+{
+    int code = VBT_ERR_FIRST_USER + user.n;
+
+    if (user.n == user.cap) {
+        int cap = user.cap ? 2 * user.cap : 16;
+        user_code_t *codes = realloc(user.codes, (size_t)cap * sizeof(*codes));
+        if (codes == NULL)
+            return VBT_ERR_NO_MEMORY;
+        user.codes = codes;
+        user.cap = cap;
+    }
+    user.codes[user.n].errclass = errclass < 0 ? code : errclass;
+    user.codes[user.n].string = NULL;
+    user.n++;
+    *code_p = code;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_error_set_string(int code, const char *string)
+{
+    user_code_t *u = user_code(code);
+    char *copy;
+
+    if (u == NULL)
+        return VBT_ERR_INVALID_PARAM;
+    copy = strdup(string);
+    if (copy == NULL)
+        return VBT_ERR_NO_MEMORY;
+    free(u->string);
+    u->string = copy;
+    return VBT_OK;
+}
+
+const char *vbt_error_user_string(int code)
+{
+    const user_code_t *u = user_code(code);
+
+    if (u == NULL)
+        return NULL;
+    return u->string != NULL ? u->string : "";
+}
+
+int vbt_error_last_used(void)
+{
+    return user.n > 0 ? VBT_ERR_FIRST_USER + user.n - 1 : MPI_ERR_LASTCODE;
+}
+
 static void report(const char *call, const vbt_comm_t *comm, int errclass, const char *detail)
 {
-    const char *name = vbt_errclass_name(errclass);
+    const char *name = vbt_errclass_name(vbt_error_class_of(errclass));
     char where[MPI_MAX_OBJECT_NAME + 8] = "";
 
     if (comm != NULL)
@@ -140,35 +223,56 @@ static void report(const char *call, const vbt_comm_t *comm, int errclass, const
     /* A single write, so a message from many failing ranks stays one line each. */
     if (vbt_rt.state == VBT_RT_INITIALIZED)
         fprintf(stderr, "Verbatim: rank %d: %s%s failed: %s (%s)\n", vbt_rt.proc.rank, call, where,
-                detail, name ? name : "unknown error class");
+                detail, name ? name : "user-defined error class");
     else
         fprintf(stderr, "Verbatim: %s failed: %s (%s)\n", call, detail,
-                name ? name : "unknown error class");
+                name ? name : "user-defined error class");
 }
 
-int vbt_error_raise(vbt_comm_t *comm, const char *call, int errclass, const char *fmt, ...)
+int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const char *detail)
 {
-    char detail[512];
     MPI_Errhandler handler;
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
+    vbt_errhandler_t *user_handler;
 
     if (comm == NULL && vbt_rt.state == VBT_RT_INITIALIZED)
         comm = &vbt_comm_world;
     handler = (comm != NULL && vbt_rt.state == VBT_RT_INITIALIZED) ? comm->errhandler
                                                                    : MPI_ERRORS_ARE_FATAL;
     if (handler == MPI_ERRORS_RETURN) {
-        vbt_debug("%s returns %s: %s", call, vbt_errclass_name(errclass), detail);
+        vbt_debug("%s returns %s: %s", call, vbt_errclass_name(vbt_error_class_of(errclass)),
+                  detail);
+        return errclass;
+    }
+    if (!vbt_errhandler_is_predefined(handler)) {
+        /* The communicator holds a reference, so the handler lives through the call even if
+         * the application frees its handle inside. The handle passed is a copy: a handler that
+         * writes to it must not change the communicator. */
+        MPI_Comm h = comm->handle;
+        int code = errclass;
+
+        user_handler = (vbt_errhandler_t *)handler;
+        vbt_debug("%s calls the user error handler with %d: %s", call, errclass, detail);
+        user_handler->fn(&h, &code);
         return errclass;
     }
     report(call, comm, errclass, detail);
     fflush(stdout);
     if (vbt_rt.state == VBT_RT_INITIALIZED)
-        vbt_pmix_abort(errclass, "MPI error handler MPI_ERRORS_ARE_FATAL");
-    _exit(errclass != 0 ? errclass : 1);
+        vbt_pmix_abort(errclass, handler == MPI_ERRORS_ABORT
+                                     ? "MPI error handler MPI_ERRORS_ABORT"
+                                     : "MPI error handler MPI_ERRORS_ARE_FATAL");
+    _exit(errclass > 0 && errclass < 256 ? errclass : 1);
+}
+
+int vbt_error_raise(vbt_comm_t *comm, const char *call, int errclass, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    return vbt_error_invoke(comm, call, errclass, detail);
 }
 
 int vbt_error_not_initialized(const char *call)
@@ -176,7 +280,8 @@ int vbt_error_not_initialized(const char *call)
     if (vbt_rt.state == VBT_RT_FINALIZED)
         return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
                                "called after MPI_Finalize; only MPI_Finalized, MPI_Initialized, "
-                               "MPI_Get_version and MPI_Get_library_version may be");
+                               "MPI_Get_version, MPI_Get_library_version, MPI_Error_string and "
+                               "MPI_Error_class may be");
     return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
                            "called before MPI_Init; call MPI_Init or MPI_Init_thread first");
 }

@@ -18,6 +18,28 @@ const char *vbt_errclass_description(int errclass);
 int vbt_error_raise(vbt_comm_t *comm, const char *call, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noinline, cold));
 
+/* Hand errclass (a class or a code of MPI_Add_error_code) with its message to comm's handler, as
+ * vbt_error_raise does; also MPI_Comm_call_errhandler. */
+int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const char *detail)
+    __attribute__((noinline, cold));
+
+/* Codes and classes of MPI_Add_error_class/code are numbered from here (above MPI_ERR_LASTCODE,
+ * the last predefined one). */
+#define VBT_ERR_FIRST_USER (MPI_ERR_LASTCODE + 1)
+
+/* The class of an error code, or -1 if code is not one (predefined classes are their own). */
+int vbt_error_class_of(int code);
+/* code is an error class (predefined, or from vbt_error_add(-1, ...)). */
+int vbt_error_is_class(int code);
+/* A new code of errclass, or (errclass -1) a new class. */
+vbt_status_t vbt_error_add(int errclass, int *code_p);
+/* The string of a user code or class (VBT_ERR_INVALID_PARAM for other codes). */
+vbt_status_t vbt_error_set_string(int code, const char *string);
+/* A user code's string ("" if none was set), or NULL for predefined or unknown codes. */
+const char *vbt_error_user_string(int code);
+/* The largest error code in use: the MPI_LASTUSEDCODE attribute. */
+int vbt_error_last_used(void);
+
 /* For calls made before MPI_Init or after MPI_Finalize. */
 int vbt_error_not_initialized(const char *call) __attribute__((noinline, cold));
 

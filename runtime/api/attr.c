@@ -12,7 +12,8 @@ VBT_PMPI_ALIAS(Comm_delete_attr)
 /* The predefined attributes: the application gets a pointer to one of these ints. The standard
  * attaches them to MPI_COMM_WORLD; we answer on every communicator (a superset), since libraries
  * commonly ask their own communicator for MPI_TAG_UB. */
-static int attr_tag_ub, attr_host, attr_io, attr_wtime_is_global, attr_appnum, attr_universe_size;
+static int attr_tag_ub, attr_host, attr_io, attr_wtime_is_global, attr_appnum, attr_universe_size,
+    attr_lastusedcode;
 
 static int *predefined(int keyval)
 {
@@ -35,6 +36,9 @@ static int *predefined(int keyval)
     case MPI_UNIVERSE_SIZE:
         attr_universe_size = vbt_rt.proc.size; /* no MPI_Comm_spawn: the world is all */
         return &attr_universe_size;
+    case MPI_LASTUSEDCODE:
+        attr_lastusedcode = vbt_error_last_used(); /* grows with MPI_Add_error_class/code */
+        return &attr_lastusedcode;
     }
     return NULL;
 }

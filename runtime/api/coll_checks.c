@@ -27,7 +27,13 @@ int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufna
     if (count < 0)
         return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument %s is %d; it must be 0 or more",
                                name->count, count);
-    (void)buf;
+    if (buf != NULL)
+        return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                               "argument %s is %s, which is not a buffer here; pass a buffer of "
+                               "at least %s (%d) elements",
+                               name->buf,
+                               buf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "MPI_BUFFER_AUTOMATIC",
+                               name->count, count);
     return vbt_error_raise(c, call, MPI_ERR_BUFFER,
                            "argument %s is NULL with %s %d; pass a buffer of at least %s elements",
                            name->buf, name->count, count, name->count);

@@ -1,27 +1,41 @@
-/* Error classes, strings and the predefined error handlers. */
+/* Error classes, codes and strings (predefined and added by the application) and error handlers
+ * on communicators (predefined and user-defined). */
 #include "vbt_api.h"
+#include "vbt_errhandler.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 VBT_PMPI_ALIAS(Error_string)
 VBT_PMPI_ALIAS(Error_class)
+VBT_PMPI_ALIAS(Add_error_class)
+VBT_PMPI_ALIAS(Add_error_code)
+VBT_PMPI_ALIAS(Add_error_string)
+VBT_PMPI_ALIAS(Comm_create_errhandler)
 VBT_PMPI_ALIAS(Comm_set_errhandler)
 VBT_PMPI_ALIAS(Comm_get_errhandler)
+VBT_PMPI_ALIAS(Comm_call_errhandler)
+VBT_PMPI_ALIAS(Errhandler_free)
 
 /* Error_string and Error_class may be called at any time, even before MPI_Init. */
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *name = vbt_errclass_name(errorcode);
+    const char *user = vbt_error_user_string(errorcode);
     int len;
 
     if (string == NULL || resultlen == NULL)
         return vbt_error_raise(NULL, "MPI_Error_string", MPI_ERR_ARG, "argument %s is NULL",
                                string == NULL ? "string" : "resultlen");
-    if (name == NULL)
+    if (name == NULL && user == NULL)
         return vbt_error_raise(NULL, "MPI_Error_string", MPI_ERR_ARG,
                                "argument errorcode %d is not a valid error code", errorcode);
-    len =
-        snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name, vbt_errclass_description(errorcode));
+    if (user != NULL)
+        len = snprintf(string, MPI_MAX_ERROR_STRING, "%s", user);
+    else
+        len = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", name,
+                       vbt_errclass_description(errorcode));
     if (len >= MPI_MAX_ERROR_STRING)
         len = MPI_MAX_ERROR_STRING - 1;
     *resultlen = len;
@@ -30,30 +44,124 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    int cls = vbt_error_class_of(errorcode);
+
     if (errorclass == NULL)
         return vbt_error_raise(NULL, "MPI_Error_class", MPI_ERR_ARG, "argument errorclass is NULL");
-    if (vbt_errclass_name(errorcode) == NULL)
+    if (cls < 0)
         return vbt_error_raise(NULL, "MPI_Error_class", MPI_ERR_ARG,
                                "argument errorcode %d is not a valid error code", errorcode);
-    /* Every code we hand out is its own class until MPI_Add_error_code exists. */
-    *errorclass = errorcode;
+    *errorclass = cls;
     return MPI_SUCCESS;
+}
+
+static int add_failed(const char *call, vbt_status_t status)
+{
+    return vbt_error_raise(NULL, call, vbt_status_to_errclass(status), "out of memory");
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Add_error_class");
+    if (errorclass == NULL)
+        return vbt_error_raise(NULL, "MPI_Add_error_class", MPI_ERR_ARG,
+                               "argument errorclass is NULL");
+    status = vbt_error_add(-1, errorclass);
+    return status == VBT_OK ? MPI_SUCCESS : add_failed("MPI_Add_error_class", status);
+}
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Add_error_code");
+    if (errorcode == NULL)
+        return vbt_error_raise(NULL, "MPI_Add_error_code", MPI_ERR_ARG,
+                               "argument errorcode is NULL");
+    if (errorclass == MPI_SUCCESS || !vbt_error_is_class(errorclass))
+        return vbt_error_raise(NULL, "MPI_Add_error_code", MPI_ERR_ARG,
+                               "argument errorclass %d is not an error class (a predefined "
+                               "MPI_ERR_ class or one from MPI_Add_error_class)",
+                               errorclass);
+    status = vbt_error_add(errorclass, errorcode);
+    return status == VBT_OK ? MPI_SUCCESS : add_failed("MPI_Add_error_code", status);
+}
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Add_error_string");
+    if (string == NULL)
+        return vbt_error_raise(NULL, "MPI_Add_error_string", MPI_ERR_ARG,
+                               "argument string is NULL");
+    if (vbt_error_user_string(errorcode) == NULL)
+        return vbt_error_raise(NULL, "MPI_Add_error_string", MPI_ERR_ARG,
+                               "argument errorcode %d was not returned by MPI_Add_error_class "
+                               "or MPI_Add_error_code (predefined strings cannot be changed)",
+                               errorcode);
+    if (strlen(string) >= MPI_MAX_ERROR_STRING)
+        return vbt_error_raise(NULL, "MPI_Add_error_string", MPI_ERR_ARG,
+                               "argument string is %zu characters long; at most %d fit",
+                               strlen(string), MPI_MAX_ERROR_STRING - 1);
+    status = vbt_error_set_string(errorcode, string);
+    return status == VBT_OK ? MPI_SUCCESS : add_failed("MPI_Add_error_string", status);
+}
+
+int vbt_api_bad_comm(const char *call, MPI_Comm handle)
+{
+    if (handle == MPI_COMM_NULL)
+        return vbt_error_raise(NULL, call, MPI_ERR_COMM,
+                               "argument comm is MPI_COMM_NULL, not a valid communicator");
+    return vbt_error_raise(NULL, call, MPI_ERR_COMM,
+                           "argument comm (handle %#lx) is not a valid communicator (freed, or "
+                           "never returned by a communicator constructor)",
+                           (unsigned long)(uintptr_t)handle);
+}
+
+static int bad_errhandler(vbt_comm_t *c, const char *call, MPI_Errhandler h)
+{
+    if (h == MPI_ERRHANDLER_NULL)
+        return vbt_error_raise(c, call, MPI_ERR_ERRHANDLER,
+                               "argument errhandler is MPI_ERRHANDLER_NULL; pass "
+                               "MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, MPI_ERRORS_RETURN or one "
+                               "from MPI_Comm_create_errhandler");
+    return vbt_error_raise(c, call, MPI_ERR_ERRHANDLER,
+                           "argument errhandler (handle %#lx) is not a valid error handler "
+                           "(freed, or never returned by MPI_Comm_create_errhandler)",
+                           (unsigned long)(uintptr_t)h);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    vbt_status_t status;
+
+    VBT_API_ENTER("MPI_Comm_create_errhandler");
+    if (comm_errhandler_fn == NULL || errhandler == NULL)
+        return vbt_error_raise(NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
+                               "argument %s is NULL",
+                               errhandler == NULL ? "errhandler" : "comm_errhandler_fn");
+    status = vbt_errhandler_create(comm_errhandler_fn, errhandler);
+    return status == VBT_OK ? MPI_SUCCESS : add_failed("MPI_Comm_create_errhandler", status);
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     VBT_API_ENTER("MPI_Comm_set_errhandler");
     VBT_API_COMM(c, comm, "MPI_Comm_set_errhandler");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        errhandler != MPI_ERRORS_ABORT)
-        return vbt_error_raise(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
-                               "argument errhandler is not MPI_ERRORS_ARE_FATAL, "
-                               "MPI_ERRORS_ABORT or MPI_ERRORS_RETURN (user-defined handlers "
-                               "are not supported yet)");
+    if (!vbt_errhandler_valid(errhandler))
+        return bad_errhandler(c, "MPI_Comm_set_errhandler", errhandler);
+    vbt_errhandler_retain(errhandler);
+    vbt_errhandler_release(c->errhandler);
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }
 
+/* The handle returned is a new reference (MPI-4.1 Sec. 9.3.1): the application frees it with
+ * MPI_Errhandler_free, which is a no-op for the predefined handlers. */
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     VBT_API_ENTER("MPI_Comm_get_errhandler");
@@ -61,6 +169,37 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (errhandler == NULL)
         return vbt_error_raise(c, "MPI_Comm_get_errhandler", MPI_ERR_ARG,
                                "argument errhandler is NULL");
+    vbt_errhandler_retain(c->errhandler);
     *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    char detail[96];
+
+    VBT_API_ENTER("MPI_Comm_call_errhandler");
+    VBT_API_COMM(c, comm, "MPI_Comm_call_errhandler");
+    if (vbt_error_class_of(errorcode) < 0)
+        return vbt_error_raise(c, "MPI_Comm_call_errhandler", MPI_ERR_ARG,
+                               "argument errorcode %d is not a valid error code", errorcode);
+    snprintf(detail, sizeof(detail), "the application raised error code %d", errorcode);
+    /* MPI_SUCCESS once the handler returned, whatever it was (MPI-4.1 Sec. 9.3.5). */
+    vbt_error_invoke(c, "MPI_Comm_call_errhandler", errorcode, detail);
+    return MPI_SUCCESS;
+}
+
+/* Follows MPICH: freeing a predefined handler only nulls the handle (applications free what
+ * MPI_Comm_get_errhandler returned, predefined or not). */
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    VBT_API_ENTER("MPI_Errhandler_free");
+    if (errhandler == NULL)
+        return vbt_error_raise(NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
+                               "argument errhandler is NULL");
+    if (!vbt_errhandler_valid(*errhandler))
+        return bad_errhandler(NULL, "MPI_Errhandler_free", *errhandler);
+    vbt_errhandler_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

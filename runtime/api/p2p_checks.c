@@ -24,7 +24,12 @@ int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int cou
     if (count < 0)
         return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument count is %d; it must be 0 or more",
                                count);
-    (void)buf;
+    if (buf != NULL)
+        return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                               "argument buf is %s, which is not a buffer here; pass a buffer of "
+                               "at least count (%d) elements",
+                               buf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "MPI_BUFFER_AUTOMATIC",
+                               count);
     return vbt_error_raise(c, call, MPI_ERR_BUFFER,
                            "argument buf is NULL with count %d; pass a buffer of at least count "
                            "elements",

@@ -28,12 +28,14 @@
             return _rc;                                                                            \
     } while (0)
 
-/* Resolve a communicator handle or raise MPI_ERR_COMM from _call. */
+/* Resolve a communicator handle or raise MPI_ERR_COMM from _call (on MPI_COMM_WORLD's handler:
+ * an invalid communicator has none). */
 #define VBT_API_COMM(_var, _handle, _call)                                                         \
     vbt_comm_t *_var = vbt_comm_get(_handle);                                                      \
     if (unlikely(_var == NULL))                                                                    \
-        return vbt_error_raise(NULL, _call, MPI_ERR_COMM,                                          \
-                               "argument comm is not a valid communicator (%s)",                   \
-                               (_handle) == MPI_COMM_NULL ? "MPI_COMM_NULL" : "unknown handle");
+        return vbt_api_bad_comm(_call, _handle);
+
+/* The message of an invalid communicator: MPI_COMM_NULL, or the handle's value. */
+int vbt_api_bad_comm(const char *call, MPI_Comm handle) __attribute__((noinline, cold));
 
 #endif

@@ -33,10 +33,12 @@ typedef struct {
 } vbt_api_data_t;
 
 /* A NULL buf is refused unless the type's data lies elsewhere (absolute addresses from
- * MPI_Get_address, used with MPI_BOTTOM). */
+ * MPI_Get_address, used with MPI_BOTTOM). MPI_IN_PLACE and MPI_BUFFER_AUTOMATIC (1 and 2) are
+ * never data (collectives resolve MPI_IN_PLACE before this): refused at the same cost. */
 static inline int vbt_api_buf_null_bad(const void *buf, int count, const vbt_dtype_t *t)
 {
-    return buf == NULL && count > 0 && t->size > 0 && t->true_lb == 0;
+    return (uintptr_t)buf <= (uintptr_t)MPI_BUFFER_AUTOMATIC && count > 0 && t->size > 0 &&
+           (buf != NULL || t->true_lb == 0);
 }
 
 /* buf/count/datatype for communication: a valid, committed type. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vbt_errhandler.h"
 #include "vbt_error.h"
 
 START_TEST(test_every_class_named)
@@ -46,6 +47,58 @@ START_TEST(test_status_mapping)
 }
 END_TEST
 
+/* MPI_Add_error_class/code/string's registry: codes above MPI_ERR_LASTCODE, classes of their
+ * own, strings only for added codes. */
+START_TEST(test_user_codes)
+{
+    int cls = -1, code = -1, code2 = -1;
+
+    ck_assert_int_eq(vbt_error_last_used(), MPI_ERR_LASTCODE);
+    ck_assert_int_eq(vbt_error_add(-1, &cls), VBT_OK);
+    ck_assert_int_eq(cls, VBT_ERR_FIRST_USER);
+    ck_assert_int_eq(vbt_error_add(cls, &code), VBT_OK);
+    ck_assert_int_eq(vbt_error_add(MPI_ERR_RANK, &code2), VBT_OK);
+    ck_assert_int_eq(vbt_error_last_used(), code2);
+    ck_assert_int_eq(vbt_error_class_of(code), cls);
+    ck_assert_int_eq(vbt_error_class_of(code2), MPI_ERR_RANK);
+    ck_assert_int_eq(vbt_error_class_of(code2 + 1), -1);
+    ck_assert_int_eq(vbt_error_class_of(MPI_ERR_TAG), MPI_ERR_TAG);
+    ck_assert(vbt_error_is_class(cls));
+    ck_assert(!vbt_error_is_class(code));
+    ck_assert_str_eq(vbt_error_user_string(code), "");
+    ck_assert_ptr_null(vbt_error_user_string(MPI_ERR_TAG));
+    ck_assert_int_eq(vbt_error_set_string(code, "mine"), VBT_OK);
+    ck_assert_str_eq(vbt_error_user_string(code), "mine");
+    ck_assert_int_eq(vbt_error_set_string(MPI_ERR_TAG, "no"), VBT_ERR_INVALID_PARAM);
+}
+END_TEST
+
+static void noop_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+}
+
+/* User error handlers are found through the registry, so a released one is refused. */
+START_TEST(test_errhandler_registry)
+{
+    MPI_Errhandler h;
+    int local;
+
+    ck_assert(vbt_errhandler_valid(MPI_ERRORS_RETURN));
+    ck_assert(!vbt_errhandler_valid(MPI_ERRHANDLER_NULL));
+    ck_assert(!vbt_errhandler_valid((MPI_Errhandler)(void *)&local));
+    ck_assert_int_eq(vbt_errhandler_create(noop_handler, &h), VBT_OK);
+    ck_assert(vbt_errhandler_valid(h));
+    ck_assert_ptr_eq(vbt_errhandler_get(h)->fn, noop_handler);
+    vbt_errhandler_retain(h);
+    vbt_errhandler_release(h);
+    ck_assert(vbt_errhandler_valid(h));
+    vbt_errhandler_release(h);
+    ck_assert(!vbt_errhandler_valid(h));
+    vbt_errhandler_release(MPI_ERRORS_RETURN); /* a no-op */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("error");
@@ -54,6 +107,8 @@ int main(void)
     tcase_add_test(tc, test_every_class_named);
     tcase_add_test(tc, test_error_string_api);
     tcase_add_test(tc, test_status_mapping);
+    tcase_add_test(tc, test_user_codes);
+    tcase_add_test(tc, test_errhandler_registry);
     suite_add_tcase(s, tc);
     return vbt_check_run(s);
 }

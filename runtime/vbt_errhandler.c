@@ -1,0 +1,64 @@
+#include "vbt_errhandler.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#define VBT_ERRHANDLER_MAGIC 0x56424548u /* "VBEH" */
+
+/* Few handlers exist in a program (usually one or two), so a list is the right registry. */
+static vbt_errhandler_t *live;
+
+vbt_errhandler_t *vbt_errhandler_get(MPI_Errhandler h)
+{
+    if ((uintptr_t)h <= 4095)
+        return NULL;
+    for (vbt_errhandler_t *e = live; e != NULL; e = e->next) {
+        if ((MPI_Errhandler)e == h)
+            return e->magic == VBT_ERRHANDLER_MAGIC ? e : NULL;
+    }
+    return NULL;
+}
+
+int vbt_errhandler_valid(MPI_Errhandler h)
+{
+    return vbt_errhandler_is_predefined(h) || vbt_errhandler_get(h) != NULL;
+}
+
+vbt_status_t vbt_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h_p)
+{
+    vbt_errhandler_t *e = malloc(sizeof(*e));
+
+    if (e == NULL)
+        return VBT_ERR_NO_MEMORY;
+    e->magic = VBT_ERRHANDLER_MAGIC;
+    e->refcount = 1;
+    e->fn = fn;
+    e->next = live;
+    live = e;
+    *h_p = (MPI_Errhandler)e;
+    return VBT_OK;
+}
+
+void vbt_errhandler_retain(MPI_Errhandler h)
+{
+    vbt_errhandler_t *e = (uintptr_t)h > 4095 ? (vbt_errhandler_t *)h : NULL;
+
+    if (e != NULL)
+        e->refcount++;
+}
+
+void vbt_errhandler_release(MPI_Errhandler h)
+{
+    vbt_errhandler_t *e = (uintptr_t)h > 4095 ? (vbt_errhandler_t *)h : NULL;
+
+    if (e == NULL || --e->refcount > 0)
+        return;
+    for (vbt_errhandler_t **pp = &live; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == e) {
+            *pp = e->next;
+            break;
+        }
+    }
+    e->magic = 0;
+    free(e);
+}
