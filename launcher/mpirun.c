@@ -18,7 +18,9 @@
  * that really failed, which can still be on its way out of the kernel. So the first failure
  * opens a settle window (VBT_SETTLE_MS) in which nothing is signalled and further failures are
  * collected; the most telling one is reported: death by a signal, then an exit before
- * PMIx_Finalize, then MPI_Abort, then a non-zero exit code; the earliest within a kind.
+ * PMIx_Finalize (code 0, then non-zero), then MPI_Abort, then a non-zero exit code; the
+ * earliest within a kind. A rank that exits mid-exchange makes its peers fail, and the error
+ * handler of those calls MPI_Abort: the rank that left is the cause.
  *
  * Exit codes: 0 all ranks exited 0; the failing rank's code; 128+N for signal N; the
  * MPI_Abort code; 1 for an exit before finalize (and launcher errors); 124 timeout (as
@@ -74,6 +76,7 @@ typedef enum {
     VBT_FAIL_NONE = 0,
     VBT_FAIL_EXIT_CODE,   /* exited non-zero */
     VBT_FAIL_ABORT,       /* called MPI_Abort */
+    VBT_FAIL_EXIT_EARLY,  /* exited non-zero after PMIx_Init, before PMIx_Finalize, no abort */
     VBT_FAIL_NO_FINALIZE, /* exited 0 after PMIx_Init, before PMIx_Finalize, others running */
     VBT_FAIL_SIGNAL,      /* killed by a signal nobody in mpirun sent */
 } vbt_fail_kind_t;
@@ -93,6 +96,7 @@ typedef struct {
     int group_alive; /* its process group may still have members */
     int connected;   /* called PMIx_Init */
     int finalized;   /* called PMIx_Finalize */
+    int aborted;     /* called PMIx_Abort */
     vbt_iof_source_t out, err;
 } vbt_rank_t;
 
@@ -246,6 +250,7 @@ static void vbt_job_settle(vbt_job_t *job)
          * failure. MPI_Abort(comm, 0) itself is passed on as 0. */
         code = f->code == 0 ? 0 : (f->code & 0xff) != 0 ? f->code & 0xff : 1;
         break;
+    case VBT_FAIL_EXIT_EARLY:
     case VBT_FAIL_EXIT_CODE:
         vbt_msg_print("rank %d (pid %d on %s) exited with code %d%s", f->rank, (int)f->pid, host,
                       WEXITSTATUS(f->wstatus), note);
@@ -279,6 +284,7 @@ static void vbt_job_on_pmix_event(void *arg, const vbt_pmix_event_t *ev)
             .kind = VBT_FAIL_ABORT, .rank = ev->rank, .pid = rank->pid, .code = ev->status};
         snprintf(f.msg, sizeof(f.msg), "%s", ev->msg);
         vbt_debug("rank %d called PMIx_Abort(%d)", ev->rank, ev->status);
+        rank->aborted = 1;
         vbt_job_record_failure(job, &f);
         break;
     }
@@ -301,7 +307,9 @@ static void vbt_job_rank_exited(vbt_job_t *job, int r, int wstatus)
             return;
         f.kind = VBT_FAIL_NO_FINALIZE;
     } else if (WIFEXITED(wstatus)) {
-        f.kind = VBT_FAIL_EXIT_CODE;
+        /* Its own MPI_Abort was recorded as such; otherwise leaving mid-job is the cause. */
+        f.kind = rank->connected && !rank->finalized && !rank->aborted ? VBT_FAIL_EXIT_EARLY
+                                                                       : VBT_FAIL_EXIT_CODE;
     } else if (WIFSIGNALED(wstatus)) {
         f.kind = VBT_FAIL_SIGNAL;
     } else {

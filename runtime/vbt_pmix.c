@@ -11,6 +11,12 @@
 
 #define VBT_MODEX_PREFIX "vbt."
 
+/* PMIx_Init waits for the server's answer to its handshake forever by default: a server that
+ * accepts the connection but never answers (hung, stopped, or not a PMIx server at all) would
+ * hang MPI_Init. This bounds the wait; a launcher answers in milliseconds. */
+#define VBT_PMIX_HANDSHAKE_VAR "PMIX_MCA_ptl_base_handshake_wait_time"
+#define VBT_PMIX_HANDSHAKE_S   "10"
+
 static pmix_proc_t my_proc;
 static int pmix_up;
 
@@ -28,6 +34,20 @@ static int started_by_pmix(void)
     return getenv("PMIX_NAMESPACE") != NULL || getenv("PMIX_SERVER_URI41") != NULL ||
            getenv("PMIX_SERVER_URI4") != NULL || getenv("PMIX_SERVER_URI3") != NULL ||
            getenv("PMIX_SERVER_URI2") != NULL;
+}
+
+/* The server address PMIx_Init tries first, for the message when it fails. */
+static const char *server_uri(void)
+{
+    const char *vars[] = {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3",
+                          "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && *v != '\0')
+            return v;
+    }
+    return NULL;
 }
 
 static int value_to_int(const pmix_value_t *v, int *out_p)
@@ -156,10 +176,14 @@ vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
     if (!started_by_pmix())
         return init_singleton(info);
 
+    /* Not overwritten: whoever set it knows better. */
+    (void)setenv(VBT_PMIX_HANDSHAKE_VAR, VBT_PMIX_HANDSHAKE_S, 0);
     rc = PMIx_Init(&my_proc, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        vbt_error("cannot connect to the PMIx server of the launcher (PMIx_Init: %s); start "
-                  "the program with mpirun, or srun --mpi=pmix under Slurm",
+        const char *uri = server_uri();
+        vbt_error("cannot connect to the PMIx server of the launcher %s%s%s(PMIx_Init: %s); "
+                  "start the program with mpirun, or srun --mpi=pmix under Slurm",
+                  uri != NULL ? "at " : "", uri != NULL ? uri : "", uri != NULL ? " " : "",
                   PMIx_Error_string(rc));
         return VBT_ERR_PMIX;
     }

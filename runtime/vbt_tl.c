@@ -167,6 +167,11 @@ int vbt_tl_uses_ib(void)
     return tl.nib > 0;
 }
 
+vbt_status_t vbt_tl_check_peers(void)
+{
+    return vbt_tl.shm_up ? vbt_shm_check_liveness() : VBT_OK;
+}
+
 vbt_status_t vbt_tl_block(int timeout_ms)
 {
     struct pollfd fds[2];

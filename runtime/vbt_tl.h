@@ -86,6 +86,11 @@ static inline int vbt_tl_progress(void)
     return n;
 }
 
+/* For waits that do not sleep (vbt_tl_block checks as it sleeps): notice a local peer that
+ * died, at most every 100 ms, a clock read otherwise. VBT_OK, or VBT_ERR_PEER_FAILED (logged).
+ * A dead peer over ib shows up as completion errors of what we send it, not here. */
+vbt_status_t vbt_tl_check_peers(void);
+
 /* Sleep until any transport has something for us (a completion on the verbs CQ, a message or
  * freed ring space from a local peer), or timeout_ms passes: one poll() on the completion
  * channel and the shared-memory doorbell together, after arming both and polling once more so

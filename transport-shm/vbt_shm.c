@@ -13,7 +13,7 @@
  * Dead peers: every local peer gets a pidfd (readable once it exits; kill(pid, 0) where the
  * kernel has no pidfd_open). vbt_shm_sleep_begin looks at them before sleeping (at most every
  * VBT_SHM_LIVENESS_MS), vbt_shm_sleep_end after a timeout, and nobody sleeps more than
- * VBT_SHM_BLOCK_MAX_MS;
+ * VBT_SHM_BLOCK_MAX_MS; waits that never sleep call vbt_shm_check_liveness (as often);
  * a sender stuck on a full ring looks every VBT_SHM_FULL_CHECK attempts. A peer that exited
  * without finalizing is an error (logged once); one that finalized is not, but sends to it
  * fail. */
@@ -715,6 +715,15 @@ int vbt_shm_wait_fd(void)
 int vbt_shm_max_sleep_ms(void)
 {
     return VBT_SHM_BLOCK_MAX_MS;
+}
+
+vbt_status_t vbt_shm_check_liveness(void)
+{
+    vbt_shm_ctx_t *c = &vbt_shm_ctx;
+
+    if (!c->up || now_ns() - c->last_liveness_ns < VBT_SHM_LIVENESS_MS * 1000000ull)
+        return VBT_OK;
+    return check_peers();
 }
 
 vbt_status_t vbt_shm_sleep_begin(int *sleep_p)

@@ -92,6 +92,13 @@ vbt_status_t vbt_shm_sleep_begin(int *sleep_p);
  * off. */
 vbt_status_t vbt_shm_sleep_end(int timed_out);
 
+/* For waits that never sleep (VBT_PROGRESS=spin, sends queued for credits): check the local
+ * peers' liveness when the last check is at least 100 ms old, else only read the clock. A
+ * launcher that does not end the job at the first death (srun without --kill-on-bad-exit)
+ * would otherwise leave such a wait spinning forever. VBT_OK, or VBT_ERR_PEER_FAILED (logged
+ * once per peer) when a local peer died without finalizing. A no-op when shm is not up. */
+vbt_status_t vbt_shm_check_liveness(void);
+
 /* The longest a caller may sleep between sleep_begin and sleep_end, in ms (500, whether shm is
  * up or not). */
 int vbt_shm_max_sleep_ms(void);

@@ -4,7 +4,9 @@
 # - srun --mpi=pmix alone starts MPI programs: hello at 2 ranks, every job key the runtime
 #   reads from Slurm's PMIx plugin (prog_pmix at 3), point-to-point over shm with payloads
 #   checked (p2p at 2 and 3 ranks, examples/pingpong), the collectives at 3 ranks, a failing
-#   rank ending the step with its exit code;
+#   rank ending the step with its exit code; a rank killed (SIGKILL) mid ping-pong, with and
+#   without --kill-on-bad-exit, in every VBT_PROGRESS mode: its peer notices the death itself
+#   (shm) and the step ends within seconds;
 # - mpirun inside an allocation (salloc): in one of a single node it starts the ranks itself;
 #   with --launcher slurm, or an allocation that says it has 2 nodes, it execs srun, which
 #   gets -n (or the allocation's task count), -x, --wdir and stdin for rank 0, and whose exit
@@ -23,7 +25,8 @@ hello=$abs_top_builddir/examples/hello
 pingpong=$abs_top_builddir/examples/pingpong
 p2p=$abs_top_builddir/test/integration/p2p
 coll=$abs_top_builddir/test/integration/coll
-for p in "$hello" "$pingpong" "$p2p" "$coll" "$PROG_PMIX" "$PROG_MPI"; do
+fault=$abs_top_builddir/test/integration/fault
+for p in "$hello" "$pingpong" "$p2p" "$coll" "$fault" "$PROG_PMIX" "$PROG_MPI"; do
     [ -x "$p" ] || { failed "$p is not built"; finish; }
 done
 
@@ -98,6 +101,26 @@ expect_count "coll at 3" ": ok (3 ranks)" "$(echo $colls | wc -w)"
 srun_run -n 2 --mpi=pmix --kill-on-bad-exit=1 "$PROG_MPI" exit 1 5 sleep
 [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'task 1: Exited with exit code 5' ||
     failed "srun: rank 1 exits 5 (exit $rc)" "$out"
+
+# A rank killed mid ping-pong. Without --kill-on-bad-exit nothing in Slurm ends the step at
+# once: the surviving rank must notice the death itself (shm's peer-death check, which a
+# spinning wait makes too), fail with MPI_ERR_PROC_ABORTED, and abort the step.
+for kill_opt in "" --kill-on-bad-exit=1; do
+    for progress in spin hybrid block; do
+        what="srun $kill_opt: rank 1 killed mid ping-pong, VBT_PROGRESS=$progress"
+        srun_run -n 2 --mpi=pmix $kill_opt env VBT_PROGRESS=$progress "$fault" pingpong 1 raise 300 "$MARK"
+        end=$(date +%s%3N)
+        death=$(printf '%s\n' "$out" | sed -n 's/^fault: rank 1 dies at \([0-9]*\)$/\1/p')
+        if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ -z "$death" ] ||
+            ! printf '%s\n' "$out" | grep -q 'task 1: Killed' ||
+            ! printf '%s\n' "$out" | grep -q 'local rank 1 (pid [0-9]*) died without finalizing'; then
+            failed "$what (exit $rc)" "$out"
+        elif [ $((end - death)) -gt 10000 ]; then
+            failed "$what: the step ended $((end - death)) ms after the death" "$out"
+        fi
+        expect_no_strays "$what"
+    done
+done
 
 # --- mpirun inside an allocation ---
 # One node: mpirun starts the ranks itself (its own PMIx namespace).
