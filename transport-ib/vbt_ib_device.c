@@ -563,9 +563,10 @@ void vbt_ib_describe(FILE *out)
     struct ibv_device **list;
     struct ibv_context *dev;
     vbt_ib_choice_t choice;
-    vbt_ib_sizes_t s2, s64;
+    vbt_ib_sizes_t s2, s64, s1k;
     struct rlimit rl;
-    char err[768], cur[32], max[32], a[32], b[32], addr[INET6_ADDRSTRLEN];
+    char err[768], cur[32], max[32], a[32], b[32], d[32], e[32], f[32], g[32],
+        addr[INET6_ADDRSTRLEN];
     int ndev = 0;
     vbt_status_t status;
 
@@ -619,13 +620,19 @@ void vbt_ib_describe(FILE *out)
         fprintf(out, "  RLIMIT_MEMLOCK: %s (hard limit %s)%s\n",
                 rlim_str(rl.rlim_cur, cur, sizeof(cur)), rlim_str(rl.rlim_max, max, sizeof(max)),
                 has_cap_ipc_lock() ? "; CAP_IPC_LOCK lifts it" : "");
+    /* Receive buffers are posted as peers connect: what is pinned at init, then per peer. */
     vbt_ib_sizes(1, vbt_cfg.eager_limit, &s2);
     vbt_ib_sizes(63, vbt_cfg.eager_limit, &s64);
+    vbt_ib_sizes(1023, vbt_cfg.eager_limit, &s1k);
     fprintf(out,
-            "  Pinned per process with VBT_EAGER_LIMIT=%zu: about %s at 2 ranks, %s at 64 "
-            "ranks\n",
+            "  Pinned per process with VBT_EAGER_LIMIT=%zu: at init about %s at 2 ranks, %s at "
+            "64, %s at 1024 (receive buffers for the first %d peers),\n"
+            "  then about %s per further connected peer (64 ranks or more): %s at 64 ranks all "
+            "connected, %s at 1024\n",
             vbt_cfg.eager_limit, size_str(s2.pinned_bytes, a, sizeof(a)),
-            size_str(s64.pinned_bytes, b, sizeof(b)));
+            size_str(s64.pinned_bytes, b, sizeof(b)), size_str(s1k.pinned_bytes, d, sizeof(d)),
+            s64.first_peers, size_str(s64.peer_bytes, e, sizeof(e)),
+            size_str(s64.pinned_all, f, sizeof(f)), size_str(s1k.pinned_all, g, sizeof(g)));
     /* What the registration cache may pin on top (vbt_ib_rndv_init applies the same rule). */
     {
         size_t left = vbt_ib_memlock_left(s2.pinned_bytes);

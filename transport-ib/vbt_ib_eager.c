@@ -1,8 +1,13 @@
 /* Eager messages: the send path, the shared receive pool, credits, CQ polling and blocking.
  *
- * Memory: one registered region holds every receive buffer (posted to the SRQ) and every
- * bounce buffer (non-inline sends are copied there). Buffers are `stride` bytes: the 8-byte
- * transport header plus the eager limit.
+ * Memory: one region registered at init holds the first chunk of receive buffers (posted to the
+ * SRQ) and every bounce buffer (non-inline sends are copied there). Buffers are `stride` bytes:
+ * the 8-byte transport header plus the eager limit. The first chunk covers
+ * vbt_ib_rx_first_peers peers; when a QP is about to be created for one peer more than the
+ * posted buffers cover, vbt_ib_rx_reserve (the connect path, never the message path) registers
+ * and posts another chunk that doubles the peers covered (at most the world) and grows the CQ
+ * to match. A receive wr_id names its chunk and the buffer in it: finding the buffer is one
+ * load from rx_chunk[] (as the single rx_base was), and its lkey is on the same line.
  *
  * Credits: each peer may have `credits_max` DATA messages towards us that we have not
  * re-posted and reported back; the SRQ holds credits_max + VBT_IB_CTL_RESERVE buffers per peer.
@@ -57,10 +62,40 @@ static size_t page_align(size_t n)
     return (n + page - 1) & ~(page - 1);
 }
 
+int vbt_ib_rx_first_peers = VBT_IB_RX_FIRST_PEERS;
+
+/* Queue memory a hardware provider pins per QP: send WQEs with inline room. */
+static size_t qp_bytes(const vbt_ib_sizes_t *s)
+{
+    return page_align((size_t)s->sq_depth * (64 + VBT_IB_INLINE_WANT));
+}
+
+uint32_t vbt_ib_cq_entries(const vbt_ib_sizes_t *s, int peers)
+{
+    return (uint32_t)peers * (s->rx_per_peer + s->sq_depth) + VBT_IB_UD_RECV + VBT_IB_UD_SEND;
+}
+
+size_t vbt_ib_sizes_pinned(const vbt_ib_sizes_t *s, int peers)
+{
+    size_t more = 0;
+
+    if (peers < s->first_peers)
+        peers = s->first_peers;
+    if (peers > s->first_peers)
+        more = page_align((size_t)(peers - s->first_peers) * s->rx_per_peer * s->stride);
+    /* Queues a hardware provider pins too (rxe keeps them in the kernel): send WQEs, CQEs, and
+     * the SRQ's ring, made for the whole world at init (vbt_ib_eager_init says why). */
+    return s->pool_bytes + more + (size_t)peers * qp_bytes(s) +
+           page_align((size_t)vbt_ib_cq_entries(s, peers) * 64) +
+           page_align((size_t)s->rx_count * 32) +
+           page_align((size_t)(VBT_IB_UD_RECV + VBT_IB_UD_SEND) * VBT_IB_UD_SLOT);
+}
+
 void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
 {
     uint32_t n = npeers > 0 ? (uint32_t)npeers : 1; /* a singleton still exercises the pool */
     int credits = (int)(VBT_IB_RX_TARGET / n) - VBT_IB_CTL_RESERVE;
+    int first = vbt_ib_rx_first_peers > 0 ? vbt_ib_rx_first_peers : 1;
     uint32_t bounce;
 
     if (credits > VBT_IB_CREDITS_MAX)
@@ -73,28 +108,36 @@ void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
     if (bounce > VBT_IB_BOUNCE_MAX)
         bounce = VBT_IB_BOUNCE_MAX;
 
+    s->npeers = (int)n;
     s->credits = credits;
-    s->rx_count = n * (uint32_t)(credits + VBT_IB_CTL_RESERVE);
+    s->first_peers = first < (int)n ? first : (int)n;
+    s->rx_per_peer = (uint32_t)(credits + VBT_IB_CTL_RESERVE);
+    s->rx_count = n * s->rx_per_peer;
+    s->rx_first = (uint32_t)s->first_peers * s->rx_per_peer;
     s->bounce_count = bounce;
     /* Room for a window of data, the control messages, an unsignalled tail and the rendezvous
      * WRITEs in flight. */
     s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY +
                                 VBT_IB_PUT_WINDOW);
-    /* Every peer connected, plus the connection manager's UD QP. */
-    s->cq_size = s->rx_count + n * s->sq_depth + VBT_IB_UD_RECV + VBT_IB_UD_SEND;
+    s->cq_size = vbt_ib_cq_entries(s, (int)n);
+    s->cq_first = vbt_ib_cq_entries(s, s->first_peers);
     s->stride = (uint32_t)((sizeof(vbt_ib_hdr_t) + eager_limit + 63) & ~(size_t)63);
-    s->pool_bytes = page_align((size_t)(s->rx_count + bounce) * s->stride);
-    /* Queues a hardware provider pins too (rxe keeps them in the kernel): send WQEs with
-     * inline room, CQEs, SRQ WQEs. */
-    s->pinned_bytes = s->pool_bytes +
-                      n * page_align((size_t)s->sq_depth * (64 + VBT_IB_INLINE_WANT)) +
-                      page_align((size_t)s->cq_size * 64) + page_align((size_t)s->rx_count * 32) +
-                      page_align((size_t)(VBT_IB_UD_RECV + VBT_IB_UD_SEND) * VBT_IB_UD_SLOT);
+    s->pool_bytes = page_align((size_t)(s->rx_first + bounce) * s->stride);
+    s->pinned_bytes = vbt_ib_sizes_pinned(s, s->first_peers);
+    s->pinned_all = vbt_ib_sizes_pinned(s, (int)n);
+    s->peer_bytes = (size_t)s->rx_per_peer * s->stride + qp_bytes(s) +
+                    (size_t)(s->rx_per_peer + s->sq_depth) * 64;
 }
 
-static inline char *rx_buf(const vbt_ib_ctx_t *c, uint32_t idx)
+/* The chunk of a receive wr_id (masked: a corrupt wr_id cannot index out of the table). */
+static inline const vbt_ib_rx_chunk_t *rx_chunk_of(const vbt_ib_ctx_t *c, uint64_t wr_id)
 {
-    return c->rx_base + (size_t)idx * c->stride;
+    return &c->rx_chunk[(wr_id >> VBT_IB_WRID_CHUNK_SHIFT) & (VBT_IB_RX_CHUNKS_MAX - 1)];
+}
+
+static inline char *rx_buf(const vbt_ib_ctx_t *c, uint64_t wr_id)
+{
+    return rx_chunk_of(c, wr_id)->base + (size_t)(uint32_t)wr_id * c->stride;
 }
 
 static inline char *bounce_buf(const vbt_ib_ctx_t *c, uint32_t idx)
@@ -104,28 +147,36 @@ static inline char *bounce_buf(const vbt_ib_ctx_t *c, uint32_t idx)
 
 /* ---- setup and teardown ------------------------------------------------------------------- */
 
-/* Post receive buffers [first, first + count) to the SRQ. */
-static vbt_status_t post_receives(uint32_t first, uint32_t count)
+/* Post every receive buffer of chunk ci to the SRQ. Its own work requests, not rx_wr[]: a chunk
+ * may be added from inside vbt_ib_progress (a REQ, or a send from a receive callback, connects a
+ * peer) while rx_wr[] holds buffers collected for re-posting. */
+static vbt_status_t post_receives(int ci)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    struct ibv_recv_wr *bad;
+    const vbt_ib_rx_chunk_t *ch = &c->rx_chunk[ci];
+    struct ibv_recv_wr wr[VBT_IB_POLL_BATCH], *bad;
+    struct ibv_sge sge[VBT_IB_POLL_BATCH];
+    uint32_t first = 0, count = ch->count;
 
     while (count > 0) {
         uint32_t n = count < VBT_IB_POLL_BATCH ? count : VBT_IB_POLL_BATCH;
         vbt_status_t status;
-        int rc;
         for (uint32_t k = 0; k < n; k++) {
-            c->rx_wr[k].wr_id = VBT_IB_WRID_RECV | (first + k);
-            c->rx_sge[k].addr = (uintptr_t)rx_buf(c, first + k);
+            sge[k].addr = (uintptr_t)(ch->base + (size_t)(first + k) * c->stride);
+            sge[k].length = c->stride;
+            sge[k].lkey = ch->lkey;
+            wr[k].wr_id = VBT_IB_WRID_RECV | (uint64_t)ci << VBT_IB_WRID_CHUNK_SHIFT | (first + k);
+            wr[k].sg_list = &sge[k];
+            wr[k].num_sge = 1;
+            wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
         }
-        c->rx_wr[n - 1].next = NULL;
-        rc = ibv_post_srq_recv(c->srq, c->rx_wr, &bad);
-        c->rx_wr[n - 1].next = n < VBT_IB_POLL_BATCH ? &c->rx_wr[n] : NULL;
-        status = vbt_ib_check_rc(rc, 0, "ibv_post_srq_recv(%u receive buffers)", n);
+        status = vbt_ib_check_rc(ibv_post_srq_recv(c->srq, wr, &bad), 0,
+                                 "ibv_post_srq_recv(%u receive buffers)", n);
         if (status != VBT_OK)
             return status;
         first += n;
         count -= n;
+        c->rx_posted += n;
     }
     return VBT_OK;
 }
@@ -162,20 +213,57 @@ vbt_status_t vbt_ib_eager_init(void)
         goto err_cleanup;
     }
 
-    c->cq = ibv_create_cq(c->dev, (int)s->cq_size, NULL, c->channel, 0);
+    /* A CQ overrun is fatal (the CQ, and every QP on it, goes to error), so the CQ must cover
+     * every completion a QP can produce before the QP exists. It is made for the first peers and
+     * grown with ibv_resize_cq as the receive pool grows (vbt_ib_rx_reserve). Not every provider
+     * can resize a CQ: a resize to the current size tells, and without it the CQ is made at
+     * once for the whole world (at most max_cqe; ~64 bytes an entry: 2.4 MiB at 1,000 ranks,
+     * 24 MiB at 10,000, the price of never risking an overrun, still far below the world's
+     * receive buffers); a connection it cannot cover is then refused with a clear error. The
+     * completion channel stays with a resized CQ, and the CQ is re-armed before every sleep
+     * (vbt_ib_sleep_begin), so blocking mode needs nothing more. */
+    c->cq = ibv_create_cq(c->dev, (int)s->cq_first, NULL, c->channel, 0);
     status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)", c->choice.name,
-                              s->cq_size);
+                              s->cq_first);
     if (status != VBT_OK)
         goto err_cleanup;
+    c->cq_cap = s->cq_first;
+    if (s->first_peers < s->npeers) {
+        rc = ibv_resize_cq(c->cq, (int)s->cq_first);
+        if (rc == 0) {
+            c->cq_resizable = 1;
+        } else {
+            uint32_t max = (uint32_t)c->choice.dev_attr.max_cqe;
+            vbt_ib_check_rc(rc, VBT_IB_PROBE, "ibv_resize_cq(%s) (can the CQ grow?)",
+                            c->choice.name);
+            vbt_debug("%s cannot resize a completion queue: making it for all %d peers at once",
+                      c->choice.name, s->npeers);
+            vbt_ib_check_rc(ibv_destroy_cq(c->cq), 0, "ibv_destroy_cq");
+            c->cq_cap = s->cq_size < max ? s->cq_size : max;
+            c->cq = ibv_create_cq(c->dev, (int)c->cq_cap, NULL, c->channel, 0);
+            status = vbt_ib_check_ptr(c->cq, VBT_IB_PINS, "ibv_create_cq(%s, %u entries)",
+                                      c->choice.name, c->cq_cap);
+            if (status != VBT_OK)
+                goto err_cleanup;
+        }
+    }
 
+    /* The SRQ is made at once for the whole world's receive buffers (at most the device's
+     * max_srq_wr), though they are posted as peers connect: its ring costs 32-64 bytes an entry
+     * (~2 MiB at 10,000 ranks), and many hardware providers cannot resize an SRQ
+     * (ibv_modify_srq with IBV_SRQ_MAX_WR; rxe can). A world that needs more than the device
+     * holds fails at the connection that exceeds it (vbt_ib_rx_reserve), not here. */
     memset(&sa, 0, sizeof(sa));
-    sa.attr.max_wr = s->rx_count;
+    sa.attr.max_wr = s->rx_count < (uint32_t)c->choice.dev_attr.max_srq_wr
+                         ? s->rx_count
+                         : (uint32_t)c->choice.dev_attr.max_srq_wr;
     sa.attr.max_sge = 1;
     c->srq = ibv_create_srq(c->pd, &sa);
     status = vbt_ib_check_ptr(c->srq, VBT_IB_PINS, "ibv_create_srq(%s, %u receives)",
-                              c->choice.name, s->rx_count);
+                              c->choice.name, sa.attr.max_wr);
     if (status != VBT_OK)
         goto err_cleanup;
+    c->srq_max_wr = sa.attr.max_wr; /* what was granted (at least what was asked) */
 
     rc = posix_memalign(&pool, 4096, s->pool_bytes);
     if (rc != 0) {
@@ -192,8 +280,13 @@ vbt_status_t vbt_ib_eager_init(void)
     if (status != VBT_OK)
         goto err_cleanup;
     c->lkey = c->mr->lkey;
-    c->rx_base = pool;
-    c->bounce_base = (char *)pool + (size_t)s->rx_count * s->stride;
+    c->rx_chunk[0].base = pool;
+    c->rx_chunk[0].lkey = c->lkey;
+    c->rx_chunk[0].count = s->rx_first;
+    c->rx_nchunks = 1;
+    c->rx_peers = s->first_peers;
+    c->pinned = s->pinned_bytes;
+    c->bounce_base = (char *)pool + (size_t)s->rx_first * s->stride;
 
     c->bounce_free = malloc(s->bounce_count * sizeof(*c->bounce_free));
     c->owe_list = malloc((size_t)c->size * sizeof(*c->owe_list));
@@ -218,7 +311,7 @@ vbt_status_t vbt_ib_eager_init(void)
         c->rx_sge[k].length = c->stride;
         c->rx_sge[k].lkey = c->lkey;
     }
-    status = post_receives(0, s->rx_count);
+    status = post_receives(0);
     if (status != VBT_OK)
         goto err_cleanup;
     return VBT_OK;
@@ -241,6 +334,14 @@ void vbt_ib_eager_cleanup(void)
         vbt_ib_check_rc(ibv_destroy_comp_channel(c->channel), 0, "ibv_destroy_comp_channel");
     if (c->mr != NULL)
         vbt_ib_check_rc(ibv_dereg_mr(c->mr), 0, "ibv_dereg_mr");
+    for (int i = 1; i < c->rx_nchunks; i++) {
+        if (c->rx_chunk[i].mr != NULL)
+            vbt_ib_check_rc(ibv_dereg_mr(c->rx_chunk[i].mr), 0, "ibv_dereg_mr (receive chunk)");
+        free(c->rx_chunk[i].mem);
+    }
+    memset(c->rx_chunk, 0, sizeof(c->rx_chunk));
+    c->rx_nchunks = 0;
+    c->rx_posted = 0;
     free(c->pool);
     free(c->bounce_free);
     free(c->owe_list);
@@ -251,6 +352,121 @@ void vbt_ib_eager_cleanup(void)
     c->pool = NULL;
     c->bounce_free = NULL;
     c->owe_list = NULL;
+}
+
+/* ---- growth: more receive buffers and CQ entries as peers connect (cold) ------------------ */
+
+/* The most peers, at most want and at least need, that the SRQ and the CQ (what it holds now,
+ * or max_cqe when it can grow) can cover; fewer than need when even need does not fit. */
+static int peers_that_fit(const vbt_ib_ctx_t *c, int need, int want)
+{
+    uint32_t cq_max = c->cq_resizable ? (uint32_t)c->choice.dev_attr.max_cqe : c->cq_cap;
+    int t = want;
+
+    while (t >= need && ((uint64_t)t * c->sizes.rx_per_peer > c->srq_max_wr ||
+                         vbt_ib_cq_entries(&c->sizes, t) > cq_max))
+        t--;
+    return t;
+}
+
+vbt_status_t vbt_ib_rx_reserve(int peer)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_sizes_t *s = &c->sizes;
+    int need = c->nqps + 1, want, t, ci = c->rx_nchunks;
+    vbt_ib_rx_chunk_t *ch;
+    uint32_t count, cqe;
+    size_t bytes, pinned;
+    char what[160];
+    vbt_status_t status;
+    void *mem = NULL;
+    int rc;
+
+    if (need <= c->rx_peers)
+        return VBT_OK;
+    want = c->rx_peers * 2 > need ? c->rx_peers * 2 : need;
+    if (want > s->npeers)
+        want = s->npeers;
+    t = peers_that_fit(c, need, want);
+    if (t < need) {
+        if ((uint64_t)need * s->rx_per_peer > c->srq_max_wr)
+            vbt_error("cannot connect to rank %d: %d peers need %llu receive buffers (%u each) but "
+                      "the shared receive queue of %s holds %u (max_srq_wr): this rank can talk "
+                      "to at most %u peers; run fewer ranks, or use another device "
+                      "(VBT_IB_DEVICE)",
+                      peer, need, (unsigned long long)need * s->rx_per_peer, s->rx_per_peer,
+                      c->choice.name, c->srq_max_wr, c->srq_max_wr / s->rx_per_peer);
+        else
+            vbt_error("cannot connect to rank %d: %d peers need a %u-entry completion queue but "
+                      "%s holds %u (%s): run fewer ranks, or use another device (VBT_IB_DEVICE)",
+                      peer, need, vbt_ib_cq_entries(s, need), c->choice.name,
+                      c->cq_resizable ? (uint32_t)c->choice.dev_attr.max_cqe : c->cq_cap,
+                      c->cq_resizable ? "max_cqe" : "and cannot resize it");
+        return VBT_ERR_UNSUPPORTED;
+    }
+    if (ci >= VBT_IB_RX_CHUNKS_MAX) { /* cannot happen: 2^24 peers take 25 chunks */
+        vbt_error("cannot connect to rank %d: the receive pool has %d chunks already", peer, ci);
+        return VBT_ERR_IO;
+    }
+
+    /* RLIMIT_MEMLOCK: getrlimit is a system call, fine on the connect path. */
+    count = (uint32_t)(t - c->rx_peers) * s->rx_per_peer;
+    bytes = page_align((size_t)count * s->stride);
+    pinned = vbt_ib_sizes_pinned(s, t);
+    snprintf(what, sizeof(what),
+             "the InfiniBand receive buffers and queues for %d connected peers (connecting to "
+             "rank %d)",
+             t, peer);
+    status = vbt_ib_memlock_check(pinned, what);
+    if (status != VBT_OK)
+        return status;
+
+    /* The CQ first: it must cover the new buffers before they are posted. */
+    cqe = vbt_ib_cq_entries(s, t);
+    if (cqe > c->cq_cap) {
+        rc = ibv_resize_cq(c->cq, (int)cqe);
+        status = vbt_ib_check_rc(rc, VBT_IB_PINS,
+                                 "growing the completion queue of %s from %u to %u entries "
+                                 "(ibv_resize_cq) to connect to rank %d",
+                                 c->choice.name, c->cq_cap, cqe, peer);
+        if (status != VBT_OK)
+            return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
+        c->cq_cap = cqe;
+    }
+
+    rc = posix_memalign(&mem, 4096, bytes);
+    if (rc != 0) {
+        vbt_error("cannot allocate %zu bytes of receive buffers to connect to rank %d: %s", bytes,
+                  peer, strerror(rc));
+        return VBT_ERR_NO_MEMORY;
+    }
+    memset(mem, 0, bytes);
+    ch = &c->rx_chunk[ci];
+    ch->mem = mem;
+    ch->mr = ibv_reg_mr(c->pd, mem, bytes, IBV_ACCESS_LOCAL_WRITE);
+    status = vbt_ib_check_ptr(ch->mr, VBT_IB_PINS,
+                              "ibv_reg_mr(%s, %zu bytes of receive buffers for %d peers) to "
+                              "connect to rank %d",
+                              c->choice.name, bytes, t, peer);
+    if (status != VBT_OK) {
+        free(mem);
+        memset(ch, 0, sizeof(*ch));
+        return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
+    }
+    ch->base = mem;
+    ch->lkey = ch->mr->lkey;
+    ch->count = count;
+    c->rx_nchunks = ci + 1; /* kept even if posting fails: posted buffers may lie in it */
+    status = post_receives(ci);
+    if (status != VBT_OK)
+        return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
+    vbt_debug("receive pool: %u buffers for %d connected peers (room for %d), +%zu KiB pinned "
+              "(%zu KiB of buffers; about %zu KiB in all); completion queue %u entries",
+              c->rx_posted, need, t, (pinned - c->pinned + 1023) / 1024, (bytes + 1023) / 1024,
+              (pinned + 1023) / 1024, c->cq_cap);
+    c->rx_peers = t;
+    c->pinned = pinned;
+    return VBT_OK;
 }
 
 void vbt_ib_eager_peer_ready(int peer)
@@ -370,7 +586,8 @@ static void rx_recycle(vbt_ib_ctx_t *c, uint64_t wr_id)
 {
     uint32_t k = c->rx_batch++;
     c->rx_wr[k].wr_id = wr_id;
-    c->rx_sge[k].addr = (uintptr_t)rx_buf(c, (uint32_t)wr_id);
+    c->rx_sge[k].addr = (uintptr_t)rx_buf(c, wr_id);
+    c->rx_sge[k].lkey = rx_chunk_of(c, wr_id)->lkey;
     c->rx_src[k] = -1;
     c->rx_credits[k] = 0;
     c->rx_is_data[k] = 0;
@@ -458,7 +675,7 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
 static NOINLINE int bad_message(const struct ibv_wc *wc)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, (uint32_t)wc->wr_id);
+    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, wc->wr_id);
     int peer = peer_by_qpn(wc->qp_num);
 
     vbt_error("malformed message from rank %d (QP 0x%x): %u bytes, header version %u type %u "
@@ -756,7 +973,7 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
  * RTR: the connection is ready. */
 static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
 {
-    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, (uint32_t)wc->wr_id);
+    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, wc->wr_id);
     uint32_t src = th->src;
 
     if (wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
@@ -772,7 +989,8 @@ static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
 /* One arrival: check the header, hand the payload up, queue the buffer for re-posting. */
 static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
 {
-    char *buf = rx_buf(c, (uint32_t)wc->wr_id);
+    const vbt_ib_rx_chunk_t *ch = rx_chunk_of(c, wc->wr_id);
+    char *buf = ch->base + (size_t)(uint32_t)wc->wr_id * c->stride;
     const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)buf;
     uint32_t src = th->src;
     uint32_t k;
@@ -788,6 +1006,7 @@ static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
     k = c->rx_batch++;
     c->rx_wr[k].wr_id = wc->wr_id;
     c->rx_sge[k].addr = (uintptr_t)buf;
+    c->rx_sge[k].lkey = ch->lkey;
     c->rx_src[k] = (int)src;
     c->rx_credits[k] = th->credits;
     c->rx_is_data[k] = th->type == VBT_IB_MSG_DATA;

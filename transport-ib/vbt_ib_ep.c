@@ -118,6 +118,10 @@ vbt_status_t vbt_ib_qp_create(int peer)
     vbt_status_t status;
     int rc;
 
+    /* Receive buffers and CQ entries for one more peer, before its QP can receive anything. */
+    status = vbt_ib_rx_reserve(peer);
+    if (status != VBT_OK)
+        return status;
     /* The per-slot arrays come with the connection: a rank pays for the peers it talks to. */
     p->sq_bounce = calloc(c->sq_depth, sizeof(*p->sq_bounce));
     p->sq_put = calloc(c->sq_depth, sizeof(*p->sq_put));
@@ -142,6 +146,7 @@ vbt_status_t vbt_ib_qp_create(int peer)
         goto err_destroy_qp;
     p->psn = random_psn();
     p->state = VBT_IB_PEER_INIT;
+    c->nqps++; /* its QP is never destroyed before finalize: its buffers stay accounted */
     return VBT_OK;
 
 err_destroy_qp:
@@ -326,17 +331,25 @@ static vbt_status_t check_device_limits(void)
     const struct ibv_device_attr *da = &c->choice.dev_attr;
     vbt_ib_sizes_t *s = &c->sizes;
 
-    if (da->max_srq == 0 || (uint32_t)da->max_srq_wr < s->rx_count) {
+    /* Only what init needs is checked here: a world that needs more of the SRQ or the CQ than
+     * the device holds fails when a connection exceeds it (vbt_ib_rx_reserve). */
+    if (da->max_srq == 0 || (uint32_t)da->max_srq_wr < s->rx_first) {
         vbt_error("%s cannot hold %u receive buffers in a shared receive queue (max_srq %d, "
                   "max_srq_wr %d): run fewer ranks, or use another device (VBT_IB_DEVICE)",
-                  c->choice.name, s->rx_count, da->max_srq, da->max_srq_wr);
+                  c->choice.name, s->rx_first, da->max_srq, da->max_srq_wr);
         return VBT_ERR_UNSUPPORTED;
     }
-    while (s->sq_depth > (uint32_t)da->max_qp_wr && s->sq_depth > 2u * VBT_IB_CTL_RESERVE)
-        s->sq_depth /= 2;
-    if ((uint32_t)da->max_cqe < s->cq_size) {
+    if (s->sq_depth > (uint32_t)da->max_qp_wr) {
+        while (s->sq_depth > (uint32_t)da->max_qp_wr && s->sq_depth > 2u * VBT_IB_CTL_RESERVE)
+            s->sq_depth /= 2;
+        s->cq_size = vbt_ib_cq_entries(s, s->npeers);
+        s->cq_first = vbt_ib_cq_entries(s, s->first_peers);
+        s->pinned_bytes = vbt_ib_sizes_pinned(s, s->first_peers);
+        s->pinned_all = vbt_ib_sizes_pinned(s, s->npeers);
+    }
+    if ((uint32_t)da->max_cqe < s->cq_first) {
         vbt_error("%s cannot hold a %u-entry completion queue (max_cqe %d): run fewer ranks",
-                  c->choice.name, s->cq_size, da->max_cqe);
+                  c->choice.name, s->cq_first, da->max_cqe);
         return VBT_ERR_UNSUPPORTED;
     }
     return VBT_OK;
@@ -346,7 +359,7 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
                          vbt_ib_put_cb_t put_cb)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    char err[768], what[96];
+    char err[768], what[128];
     vbt_status_t status;
 
     if (c->initialized) {
@@ -379,7 +392,12 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
     status = check_device_limits();
     if (status != VBT_OK)
         goto err_close;
-    snprintf(what, sizeof(what), "the InfiniBand buffers and queues for %d peer(s)", c->npeers);
+    if (c->npeers > c->sizes.first_peers)
+        snprintf(what, sizeof(what),
+                 "the InfiniBand buffers and queues at init (receive buffers for %d of %d peers)",
+                 c->sizes.first_peers, c->npeers);
+    else
+        snprintf(what, sizeof(what), "the InfiniBand buffers and queues at init");
     status = vbt_ib_memlock_check(c->sizes.pinned_bytes, what);
     if (status != VBT_OK)
         goto err_close;
@@ -411,11 +429,13 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
         goto err_cm_cleanup;
 
     vbt_info("InfiniBand: %s port %u, %s, path MTU up to %s (%s); %d credits per peer, %u "
-             "receive and %u bounce buffers of %u bytes, %u bytes inline, eager limit %zu",
+             "receive buffers (for %d of %d peers; more as peers connect) and %u bounce buffers "
+             "of %u bytes, %u bytes inline, eager limit %zu",
              c->choice.name, c->choice.port,
              c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
              vbt_ib_mtu_str(c->choice.port_attr.active_mtu), c->choice.why, c->credits_max,
-             c->sizes.rx_count, c->sizes.bounce_count, c->stride, c->max_inline, c->max_send);
+             c->rx_posted, c->rx_peers, c->npeers, c->sizes.bounce_count, c->stride, c->max_inline,
+             c->max_send);
     c->initialized = 1;
     return VBT_OK;
 

@@ -14,12 +14,24 @@
 /* ---- sizing ---------------------------------------------------------------------------------
  * Receive memory is one pool shared by all peers through the SRQ. Each peer gets a fixed number
  * of credits (messages it may have outstanding towards us); the SRQ holds credits + CTL_RESERVE
- * buffers per peer. Credits shrink as peers grow so the pool stays near RX_TARGET buffers:
- * 64 credits up to 3 peers, 4 at 64 peers and beyond (then memory grows with peers: see the
- * report on dynamic credits). */
+ * buffers per peer. Credits shrink as the world grows so that a world's worth stays near
+ * RX_TARGET buffers: 64 credits up to 3 peers, 4 at 64 peers and beyond. Every rank computes
+ * the same credits from the world size. The buffers are posted in chunks as peers connect
+ * (vbt_ib_eager.c): at init for VBT_IB_RX_FIRST_PEERS peers, then doubling the peers covered
+ * each time a connection exceeds them, so memory follows the peers a rank talks to. */
 #define VBT_IB_CREDITS_MAX 64
 #define VBT_IB_CREDITS_MIN 4
 #define VBT_IB_RX_TARGET   256
+/* Peers the receive buffers posted at init cover. A rank of a large job typically talks to a
+ * handful of peers (neighbours, a tree of collectives); 8 keeps what is pinned at init under
+ * ~0.5 MiB at 64 ranks and beyond. No knob: growth is cheap (one registration per doubling on
+ * the connect path), so no user needs to tune it. White-box tests lower it (before
+ * vbt_ib_init) to make small jobs grow. */
+#define VBT_IB_RX_FIRST_PEERS 8
+extern int vbt_ib_rx_first_peers;
+/* Chunks of receive buffers: the first, then one per doubling of the peers covered; a world
+ * of 2^24 peers (the width of the peer field of send wr_ids) needs 22 from 8 peers, 25 from 1. */
+#define VBT_IB_RX_CHUNKS_MAX 32
 /* Receive buffers per peer reserved for the messages that take no credit: at most 2 credit
  * messages (each returns at least half a window, and a sender never has more than one window
  * unreturned: see vbt_ib_eager.c) and 1 FIN can be un-reposted at a time. */
@@ -61,13 +73,14 @@ typedef enum {
 } vbt_ib_msg_type_t;
 
 /* ---- work request ids -----------------------------------------------------------------------
- * Receives: RECV bit | buffer index. Sends: kind << 56 | peer << 32 | send-queue sequence.
- * The connection manager's UD QP (vbt_ib_cm.c) sets the UD bit on its receives and sends:
- * UD | RECV | buffer index, UD | send slot. Kinds stay below 64, so the bit is free. */
-#define VBT_IB_WRID_RECV       (1ull << 63)
-#define VBT_IB_WRID_UD         (1ull << 62)
-#define VBT_IB_WRID_KIND_SHIFT 56
-#define VBT_IB_WRID_PEER_SHIFT 32
+ * Receives: RECV bit | chunk << 32 | buffer index in the chunk. Sends: kind << 56 | peer << 32 |
+ * send-queue sequence. The connection manager's UD QP (vbt_ib_cm.c) sets the UD bit on its receives
+ * and sends: UD | RECV | buffer index, UD | send slot. Kinds stay below 64, so the bit is free. */
+#define VBT_IB_WRID_RECV        (1ull << 63)
+#define VBT_IB_WRID_UD          (1ull << 62)
+#define VBT_IB_WRID_KIND_SHIFT  56
+#define VBT_IB_WRID_PEER_SHIFT  32
+#define VBT_IB_WRID_CHUNK_SHIFT 32
 
 typedef enum {
     VBT_IB_OP_DATA = 0,   /* eager send */
@@ -162,15 +175,32 @@ static inline int vbt_ib_gid_is_v4mapped(const uint8_t *raw)
 
 /* ---- pool and queue sizes for a number of peers ------------------------------------------- */
 typedef struct {
+    int npeers;            /* the world's peers (at least 1) */
     int credits;           /* per peer */
-    uint32_t rx_count;     /* receive buffers (SRQ depth) */
+    int first_peers;       /* peers the receive buffers posted at init cover */
+    uint32_t rx_per_peer;  /* receive buffers per connected peer: credits + CTL_RESERVE */
+    uint32_t rx_count;     /* receive buffers with every peer connected (SRQ max_wr) */
+    uint32_t rx_first;     /* receive buffers posted at init (the first chunk) */
     uint32_t bounce_count; /* bounce buffers */
     uint32_t sq_depth;     /* send queue per QP, a power of two */
-    uint32_t cq_size;
-    uint32_t stride;     /* bytes per buffer: transport header + eager limit, 64-aligned */
-    size_t pool_bytes;   /* the one registered region: receive then bounce buffers */
-    size_t pinned_bytes; /* estimate of everything pinned: pool + queues */
+    uint32_t cq_size;      /* CQ entries with every peer connected */
+    uint32_t cq_first;     /* CQ entries at init */
+    uint32_t stride;       /* bytes per buffer: transport header + eager limit, 64-aligned */
+    size_t pool_bytes;     /* the region registered at init: first chunk then bounce buffers */
+    size_t pinned_bytes;   /* estimate of what is pinned at init: pool + queues */
+    size_t peer_bytes;     /* estimate of what each connected peer beyond first_peers adds */
+    size_t pinned_all;     /* estimate with every peer connected */
 } vbt_ib_sizes_t;
+
+/* Receive buffers posted together: chunk 0 lies in the init pool, each later one is its own
+ * registration. Indexed by the chunk field of a receive wr_id. */
+typedef struct {
+    char *base;        /* buffer i at base + i * stride */
+    uint32_t lkey;     /* of the registration holding it */
+    uint32_t count;    /* buffers */
+    struct ibv_mr *mr; /* cold: NULL for chunk 0 (the pool's registration) */
+    void *mem;         /* cold: the allocation, NULL for chunk 0 */
+} vbt_ib_rx_chunk_t;
 
 /* ---- endpoint: one RC QP towards one peer -------------------------------------------------- */
 typedef enum {
@@ -221,7 +251,6 @@ typedef struct {
     struct ibv_srq *srq;
     vbt_ib_peer_t *peers; /* indexed by world rank; peers[rank] is never connected */
     vbt_ib_recv_cb_t recv_cb;
-    char *rx_base;         /* receive buffer i at rx_base + i * stride */
     char *bounce_base;     /* bounce buffer i at bounce_base + i * stride */
     uint32_t *bounce_free; /* stack of free bounce buffer indices */
     uint32_t bounce_nfree;
@@ -249,9 +278,10 @@ typedef struct {
     struct vbt_rcache *rcache;
     struct ibv_recv_wr rx_wr[VBT_IB_POLL_BATCH];
     struct ibv_sge rx_sge[VBT_IB_POLL_BATCH];
-    int rx_src[VBT_IB_POLL_BATCH];          /* who sent it, -1 unknown */
-    uint16_t rx_credits[VBT_IB_POLL_BATCH]; /* credits it carried, applied on re-post */
-    uint8_t rx_is_data[VBT_IB_POLL_BATCH];  /* a DATA message: owe its sender a credit */
+    int rx_src[VBT_IB_POLL_BATCH];                    /* who sent it, -1 unknown */
+    uint16_t rx_credits[VBT_IB_POLL_BATCH];           /* credits it carried, applied on re-post */
+    uint8_t rx_is_data[VBT_IB_POLL_BATCH];            /* a DATA message: owe its sender a credit */
+    vbt_ib_rx_chunk_t rx_chunk[VBT_IB_RX_CHUNKS_MAX]; /* receive buffers, by wr_id's chunk */
     /* cold */
     struct ibv_context *dev;
     struct ibv_pd *pd;
@@ -268,11 +298,20 @@ typedef struct {
     /* connection manager (vbt_ib_cm.c) */
     struct ibv_qp *ud_qp;
     struct ibv_mr *ud_mr;
-    char *ud_pool;            /* VBT_IB_UD_RECV receive then VBT_IB_UD_SEND send slots */
-    uint32_t ud_send_free;    /* bitmap of free send slots */
-    int conn_pending;         /* peers with req_pending: progress checks retransmissions */
-    uint64_t cm_next_at;      /* ms of the earliest retransmission due */
-    int nconnected;           /* peers whose QP reached RTS */
+    char *ud_pool;         /* VBT_IB_UD_RECV receive then VBT_IB_UD_SEND send slots */
+    uint32_t ud_send_free; /* bitmap of free send slots */
+    int conn_pending;      /* peers with req_pending: progress checks retransmissions */
+    uint64_t cm_next_at;   /* ms of the earliest retransmission due */
+    int nconnected;        /* peers whose QP reached RTS */
+    /* receive pool and CQ growth (vbt_ib_eager.c) */
+    int nqps;            /* peers with a QP: each may use rx_per_peer buffers and its send CQEs */
+    int rx_peers;        /* peers the posted buffers and the CQ cover (nqps <= rx_peers) */
+    int rx_nchunks;      /* chunks in rx_chunk[] */
+    uint32_t rx_posted;  /* receive buffers in all chunks */
+    uint32_t srq_max_wr; /* what the SRQ holds, as granted */
+    uint32_t cq_cap;     /* entries the CQ holds now */
+    int cq_resizable;    /* ibv_resize_cq works here; else the CQ was made for the world */
+    size_t pinned;       /* estimate of what the transport pins now (not the cache) */
     struct ibv_send_wr ud_wr; /* pre-built (cold, but saves a memset per REQ) */
     struct ibv_sge ud_sge;
 } vbt_ib_ctx_t;
@@ -327,6 +366,16 @@ const char *vbt_ib_mtu_str(int mtu);
 
 /* ---- vbt_ib_eager.c ------------------------------------------------------------------------ */
 void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *sizes_p);
+/* Estimate of what is pinned with the receive buffers and queues of `peers` connected peers
+ * (at least s->first_peers counted: the first chunk is always there). */
+size_t vbt_ib_sizes_pinned(const vbt_ib_sizes_t *s, int peers);
+/* CQ entries for `peers` connected peers: their receive buffers, their send queues, the UD QP. */
+uint32_t vbt_ib_cq_entries(const vbt_ib_sizes_t *s, int peers);
+/* Called before a QP for peer is created (the connect path, cold): make sure the posted receive
+ * buffers and the CQ cover one more peer, posting another chunk (double the peers covered, at
+ * most the world) and growing the CQ if not. Fails, logged, naming peer, when RLIMIT_MEMLOCK,
+ * the SRQ or the CQ cannot take it. vbt_ib_qp_create counts the peer (nqps) on success. */
+vbt_status_t vbt_ib_rx_reserve(int peer) __attribute__((noinline, cold));
 /* CQ, completion channel, SRQ, the registered pool with every receive posted. */
 vbt_status_t vbt_ib_eager_init(void);
 void vbt_ib_eager_cleanup(void);

@@ -185,7 +185,9 @@ vbt_status_t vbt_ib_rndv_init(void)
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_rcache_ops_t ops = {.reg = reg_op, .dereg = dereg_op, .ctx = c};
     size_t limit = vbt_cfg.rcache_max;
-    size_t left = vbt_ib_memlock_left(c->sizes.pinned_bytes);
+    /* Room is kept for every peer's receive buffers (they are pinned as peers connect), so a
+     * full cache never makes a connection fail. */
+    size_t left = vbt_ib_memlock_left(c->sizes.pinned_all);
     long page = sysconf(_SC_PAGESIZE);
 
     if (left < limit) {

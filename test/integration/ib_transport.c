@@ -11,6 +11,13 @@
  *                         same size at any world size; a rank that talks to one peer connects
  *                         to that peer only; then every rank sends to every other at once
  *                         (connections cross), every byte checked
+ *   ib_transport grow     4+ ranks (7 in verbs_ib_transport.sh), receive buffers posted at init
+ *                         for 2 peers: rank 0 connects to the others one by one and each
+ *                         streams 3 credit windows to it; the posted buffers stay at the first
+ *                         chunk while 1-2 peers are connected, then grow by doubling, and
+ *                         every chunk's buffers carry messages; then all send to rank 0 at
+ *                         once while it does not poll (the grown CQ holds it all); then all
+ *                         to all (every rank grows); every byte checked
  *   ib_transport busy     2 ranks: rank 1 sleeps 2 s before it polls at all; rank 0's first
  *                         send to it must still get through (connection request retransmitted)
  *   ib_transport hello    one message from every rank to every other (connects everything)
@@ -49,6 +56,8 @@ static long errors;
 static size_t max_send;
 static uint8_t *txbuf;
 static long idle_blocks;
+static long chunk_hits[VBT_IB_RX_CHUNKS_MAX]; /* grow: messages received per receive chunk */
+static int count_chunks;
 
 static inline uint8_t pattern(int src, long n, size_t i)
 {
@@ -74,6 +83,12 @@ static void recv_cb(int src, const void *data, size_t len)
     rx_count[src]++;
     rx_bytes[src] += len;
     rx_last_len[src] = len;
+    for (int i = 0; count_chunks && i < vbt_ib_ctx.rx_nchunks; i++) {
+        const vbt_ib_rx_chunk_t *ch = &vbt_ib_ctx.rx_chunk[i];
+        if (d >= (const uint8_t *)ch->base &&
+            d < (const uint8_t *)ch->base + (size_t)ch->count * vbt_ib_ctx.stride)
+            chunk_hits[i]++;
+    }
 }
 
 static double now_s(void)
@@ -365,6 +380,135 @@ static int lazy(void)
     return bad || errors;
 }
 
+/* The peers the receive pool covers once k peers are connected, starting from `first`: the
+ * rule of vbt_ib_rx_reserve (double, at least k, at most the world), counting the chunks. */
+static int grow_cover(int first, int k, int n, int *chunks_p)
+{
+    int cover = first < n ? first : n, chunks = 1;
+
+    for (int j = 1; j <= k; j++) { /* peers connect one at a time */
+        if (j <= cover)
+            continue;
+        cover = cover * 2 > j ? cover * 2 : j;
+        if (cover > n)
+            cover = n;
+        chunks++;
+    }
+    *chunks_p = chunks;
+    return cover;
+}
+
+/* Check the pool against k connected peers; name says when. 0 when right. */
+static int grow_check(const char *when, int k)
+{
+    const vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_sizes_t *s = &c->sizes;
+    int chunks, cover = grow_cover(s->first_peers, k, proc.size - 1, &chunks);
+    uint32_t want = (uint32_t)cover * s->rx_per_peer;
+
+    if (c->nqps != k || c->rx_peers != cover || c->rx_posted != want || c->rx_nchunks != chunks ||
+        c->cq_cap < vbt_ib_cq_entries(s, cover) ||
+        (c->cq_resizable && c->cq_cap != vbt_ib_cq_entries(s, cover) && cover > s->first_peers)) {
+        fprintf(stderr,
+                "rank %d: grow: %s: %d QPs, %u buffers posted for %d peers in %d chunks, CQ %u "
+                "(resizable %d); expected %d QPs, %u buffers for %d peers in %d chunks, CQ %u\n",
+                proc.rank, when, c->nqps, c->rx_posted, c->rx_peers, c->rx_nchunks, c->cq_cap,
+                c->cq_resizable, k, want, cover, chunks, vbt_ib_cq_entries(s, cover));
+        return 1;
+    }
+    return 0;
+}
+
+static size_t grow_len(long k, int src)
+{
+    return (size_t)(k * 389 + src * 57) % (max_send + 1);
+}
+
+static int grow(void)
+{
+    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_sizes_t *s = &c->sizes;
+    long window = c->credits_max;
+    int n = proc.size - 1, bad = 0;
+    vbt_status_t st;
+
+    if (proc.size < 4 || s->first_peers != 2) {
+        fprintf(stderr, "grow: needs 4 ranks or more and a first chunk for 2 peers\n");
+        return 1;
+    }
+    bad += grow_check("at init", 0);
+    if (c->rx_posted != s->rx_first || c->pinned != s->pinned_bytes) {
+        fprintf(stderr, "rank %d: grow: at init %u buffers, %zu bytes pinned; expected %u, %zu\n",
+                proc.rank, c->rx_posted, c->pinned, s->rx_first, s->pinned_bytes);
+        bad++;
+    }
+    count_chunks = proc.rank == 0;
+
+    /* (a) rank 0 connects to 1, 2, ... n in turn; each streams 3 windows to it. */
+    for (int r = 1; r <= n; r++) {
+        if (proc.rank == 0) {
+            char when[64];
+            send_msg(r, 16, 8);
+            for (long k = 0; k < 3 * window; k++)
+                expect(r, grow_len(k, r));
+            wait_for(r, exp_count[r]);
+            snprintf(when, sizeof(when), "%d peer(s) connected", r);
+            bad += grow_check(when, r);
+            printf("rank 0: grow: %d peer(s) connected: %u receive buffers for %d peers in %d "
+                   "chunk(s), CQ %u entries, about %zu KiB pinned\n",
+                   r, c->rx_posted, c->rx_peers, c->rx_nchunks, c->cq_cap, c->pinned / 1024);
+        } else if (proc.rank == r) {
+            expect(0, 16);
+            wait_for(0, exp_count[0]);
+            for (long k = 0; k < 3 * window; k++)
+                send_msg(0, grow_len(k, r), (size_t)k % 65);
+        }
+    }
+    st = vbt_modex_fence(); /* nobody starts (b) before rank 0 has connected to all */
+    if (st != VBT_OK)
+        fail("vbt_modex_fence", st);
+
+    /* (b) all at once towards rank 0, which sends a window to each and then does not poll for
+     * a second: every completion waits in the grown CQ. */
+    if (proc.rank == 0) {
+        for (int r = 1; r <= n; r++) {
+            for (long k = 0; k < window; k++)
+                expect(r, grow_len(k + 7, r));
+        }
+        for (long k = 0; k < window; k++) {
+            for (int r = 1; r <= n; r++)
+                send_msg(r, grow_len(k + 11, 0), (size_t)k % 65);
+        }
+        sleep(1);
+        for (int r = 1; r <= n; r++)
+            wait_for(r, exp_count[r]);
+        for (int i = 0; i < c->rx_nchunks; i++) {
+            printf("rank 0: grow: chunk %d: %u buffers, %ld messages received in them\n", i,
+                   c->rx_chunk[i].count, chunk_hits[i]);
+            if (chunk_hits[i] == 0) {
+                fprintf(stderr, "rank 0: grow: no message arrived in chunk %d\n", i);
+                bad++;
+            }
+        }
+        bad += grow_check("after all sent at once", n);
+    } else {
+        for (long k = 0; k < window; k++)
+            expect(0, grow_len(k + 11, 0));
+        for (long k = 0; k < window; k++)
+            send_msg(0, grow_len(k + 7, proc.rank), (size_t)k % 65);
+        wait_for(0, exp_count[0]);
+        /* Only rank 0 is connected: still the first chunk. */
+        bad += grow_check("1 peer connected", 1);
+    }
+    count_chunks = 0;
+
+    /* (c) everyone to everyone: every rank grows now, while connections cross. */
+    closing();
+    bad += grow_check("all connected", n);
+    printf("rank %d: grow: %s, %ld errors\n", proc.rank, bad || errors ? "FAILED" : "OK", errors);
+    return bad || errors;
+}
+
 /* (d) rank 1 is busy (does not poll) for 2 s; rank 0 sends at once. */
 static int busy(void)
 {
@@ -410,10 +554,9 @@ static int rnr(void)
         start = now_s();
         while (now_s() - start < 2)
             progress(&idle);
-        printf("rank 1: rnr: received %ld messages (SRQ held %u)\n", rx_count[0],
-               c->sizes.rx_count);
+        printf("rank 1: rnr: received %ld messages (SRQ held %u)\n", rx_count[0], c->rx_posted);
         /* The first one (connect_pair) was re-posted long before. */
-        return rx_count[0] <= (long)c->sizes.rx_count + 1 ? 0 : 1;
+        return rx_count[0] <= (long)c->rx_posted + 1 ? 0 : 1;
     }
     c->peers[1].credits = 1 << 20; /* the bug: ignore flow control */
     start = now_s();
@@ -499,6 +642,8 @@ int main(int argc, char **argv)
         fail("vbt_pmix_init", st);
     vbt_log_set_identity("ib_transport", proc.rank);
 
+    if (strcmp(mode, "grow") == 0)
+        vbt_ib_rx_first_peers = 2; /* small jobs must grow */
     st = vbt_ib_init(&proc, recv_cb, NULL);
     if (st == VBT_ERR_NO_DEVICE) {
         printf("SKIP: no usable RDMA device or port (VBT_LOG=info says why)\n");
@@ -537,7 +682,7 @@ int main(int argc, char **argv)
                "per peer, %u receive / %u bounce buffers, send queue %u, signal 1 in %u (bounce "
                "1 in %u)\n",
                proc.size, vbt_ib_ctx.choice.name, vbt_ib_ctx.choice.port, max_send,
-               vbt_ib_ctx.max_inline, vbt_ib_ctx.credits_max, vbt_ib_ctx.sizes.rx_count,
+               vbt_ib_ctx.max_inline, vbt_ib_ctx.credits_max, vbt_ib_ctx.rx_posted,
                vbt_ib_ctx.sizes.bounce_count, vbt_ib_ctx.sq_depth, vbt_ib_ctx.sig_every,
                vbt_ib_ctx.sig_every_bounce);
 
@@ -551,6 +696,8 @@ int main(int argc, char **argv)
         rc = lazy();
     } else if (strcmp(mode, "busy") == 0) {
         rc = busy();
+    } else if (strcmp(mode, "grow") == 0) {
+        rc = grow();
     } else if (strcmp(mode, "rnr") == 0) {
         rc = rnr();
     } else if (strcmp(mode, "gone") == 0) {
@@ -586,7 +733,7 @@ int main(int argc, char **argv)
         rc = errors != 0;
     } else {
         fprintf(stderr,
-                "ib_transport: unknown mode '%s' (all, lazy, busy, hello, rnr, gone, init, "
+                "ib_transport: unknown mode '%s' (all, lazy, grow, busy, hello, rnr, gone, init, "
                 "describe)\n",
                 mode);
         rc = 1;

@@ -4,7 +4,8 @@
 # GID index, RLIMIT_MEMLOCK too small), then ping-pong of every size, the 10,000-message flood
 # and all-to-all under mpirun at 2 and 4 ranks and with another eager limit, connections on
 # first use (the published address has one size at 2 and 6 ranks, a rank connects only to the
-# peers it talks to, crossing connections, a peer busy for 2 s), and finally the failure
+# peers it talks to, crossing connections, a peer busy for 2 s), receive memory that grows with
+# the peers connected (7 ranks), and finally the failure
 # tests: receiver not ready (a credit bug must fail at once, not storm) and a peer that is gone
 # (must fail in seconds with the likely cause). The device's RNR counters must not move during
 # the data runs. Exit 0 pass, 77 skip (no device), other fail.
@@ -180,6 +181,50 @@ set -- $sizes
 if [ $# -eq 2 ] && [ "$1" != "$2" ]; then
     echo "FAIL: lazy: ib.addr has $1 bytes at 2 ranks but $2 at 6: it grows with the job"
     fail=1
+fi
+
+# Receive memory grows with the peers connected: buffers for 2 peers at init (the test lowers
+# the first chunk from 8), rank 0 connects to 6 peers one by one and grows twice (2 -> 4 -> 6
+# peers, one debug line each), every chunk carries messages, all send to rank 0 at once into the
+# grown CQ, then all to all (every rank grows); every byte checked.
+out=$(VBT_LOG=debug timeout 600 "$MPIRUN" --oversubscribe -n 7 "$prog" grow 2>&1)
+rc=$?
+ok=$(printf '%s\n' "$out" | grep -c "grow: OK")
+grows=$(printf '%s\n' "$out" | grep -c ':0\] [^ ]* debug *receive pool: ')
+if [ $rc -ne 0 ] || [ "$ok" -ne 7 ] || [ "$grows" -ne 2 ]; then
+    echo "FAIL: grow: exit $rc, $ok of 7 ranks ok, rank 0 grew $grows times (expected 2)"
+    printf '%s\n' "$out" | grep -v ' debug ' | tail -30
+    fail=1
+else
+    echo "ok: grow: rank 0 grew twice, every chunk used, nothing lost:"
+    printf '%s\n' "$out" | grep -E '^rank 0: grow: ' | sed 's/^/    /'
+    printf '%s\n' "$out" | grep ':0\] [^ ]* debug *receive pool: ' |
+        sed 's/^\[[^]]*\] [^ ]* debug */    /'
+fi
+
+# Growth past RLIMIT_MEMLOCK: 2 MiB covers init (receive buffers for 2 peers) but not buffers
+# for 4: rank 0's connection to its third peer must fail with the memlock message.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+    out=$( (ulimit -l 2048 && timeout 300 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock \
+        "$MPIRUN" --oversubscribe -n 7 "$prog" grow) 2>&1)
+    rc=$?
+elif [ "$(id -u)" != 0 ]; then
+    out=$( (ulimit -l 2048 && timeout 300 "$MPIRUN" --oversubscribe -n 7 "$prog" grow) 2>&1)
+    rc=$?
+else
+    out="setpriv missing"
+    rc=77
+fi
+pattern="RLIMIT_MEMLOCK.*is 2 MiB.*for 4 connected peers (connecting to rank 3) need about.*ulimit -l"
+if [ $rc -eq 77 ]; then
+    echo "note: memlock check at growth not tested ($out)"
+elif [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$pattern"; then
+    echo "FAIL: grow with RLIMIT_MEMLOCK of 2 MiB: exit $rc, expected the memlock message:"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+else
+    echo "ok: memlock at growth: $(printf '%s\n' "$out" | grep -m 1 "$pattern" |
+        sed 's/^\[[^]]*\] [^ ]* error *//')"
 fi
 
 # A peer busy for 2 s before it polls: the connection request is retransmitted until it answers.
