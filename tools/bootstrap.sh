@@ -1,7 +1,8 @@
 #!/bin/sh
 # Set up a fresh Debian 12 machine for Verbatim and build it: install the Debian packages
-# (build dependencies, the Soft-RoCE VM's, Slurm and munge for the Slurm test), then autogen,
-# configure, make and make install into ./build and ./install. Run as root (it calls apt-get).
+# (build dependencies, valgrind for test/integration/sanitizers.sh, the Soft-RoCE VM's, Slurm
+# and munge for the Slurm test), then autogen, configure, make and make install into ./build and
+# ./install. Run as root (it calls apt-get).
 # Safe to run again.
 set -eu
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config
   libibverbs-dev rdma-core ibverbs-providers ibverbs-utils perftest
-  libhwloc-dev libpmix-dev check
+  libhwloc-dev libpmix-dev check valgrind
   qemu-system-x86 linux-image-amd64 busybox-static iproute2 kmod cpio
   slurm-wlm slurm-wlm-basic-plugins munge"
 

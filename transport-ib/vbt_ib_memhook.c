@@ -98,7 +98,12 @@ static struct {
 
 /* ---- the queue ------------------------------------------------------------------------------- */
 
-static void record(uintptr_t start, uintptr_t end)
+/* The hooks run before anything else in the process, sanitizers included: AddressSanitizer
+ * calls free and mmap during its own start-up, before its shadow memory exists, so nothing on
+ * the hooks' path may be instrumented. */
+#define VBT_HOOK_FN __attribute__((no_sanitize("address", "undefined")))
+
+VBT_HOOK_FN static void record(uintptr_t start, uintptr_t end)
 {
     uint64_t pos = atomic_load_explicit(&hk.head, memory_order_relaxed);
     cell_t *cell;
@@ -129,7 +134,7 @@ static void record(uintptr_t start, uintptr_t end)
 }
 
 /* [start, end) may get new pages: record it if it touches what is registered. */
-static inline void note_range(uintptr_t start, uintptr_t end)
+VBT_HOOK_FN static inline void note_range(uintptr_t start, uintptr_t end)
 {
     uintptr_t lo, hi;
 
@@ -214,9 +219,18 @@ void vbt_memhook_counts(uint64_t *recorded_p, uint64_t *overflows_p)
 /* ---- the real allocator functions ------------------------------------------------------------ */
 
 /* glibc's own entry points, used only while dlsym itself is running (it does not free on its
- * success path, but a recursive call must not loop). Weak: absent outside glibc. */
+ * success path, but a recursive call must not loop). Weak: absent outside glibc. Not under
+ * AddressSanitizer: a block freed during its start-up is its own, which glibc's free aborts
+ * on; such a free leaks, as it does without glibc. */
+#ifdef __SANITIZE_ADDRESS__
+#define VBT_LIBC_FREE    ((void (*)(void *))NULL)
+#define VBT_LIBC_REALLOC ((void *(*)(void *, size_t))NULL)
+#else
 extern void __libc_free(void *ptr) __attribute__((weak));
 extern void *__libc_realloc(void *ptr, size_t size) __attribute__((weak));
+#define VBT_LIBC_FREE    __libc_free
+#define VBT_LIBC_REALLOC __libc_realloc
+#endif
 extern void *__sbrk(intptr_t increment) __attribute__((weak));
 extern int __brk(void *addr) __attribute__((weak));
 
@@ -237,7 +251,7 @@ static struct {
 
 /* The next definition of name after this library (the allocator's own). NULL while another
  * lookup is running: the caller falls back. */
-static void *resolve(const char *name)
+VBT_HOOK_FN static void *resolve(const char *name)
 {
     void *p;
 
@@ -261,14 +275,14 @@ static void *resolve(const char *name)
     })
 
 /* Resolve early, while the process is still single-threaded (library constructors). */
-__attribute__((constructor(101))) static void memhook_init(void)
+VBT_HOOK_FN __attribute__((constructor(101))) static void memhook_init(void)
 {
     (void)REAL(free, free_fn_t, "free");
     (void)REAL(realloc, realloc_fn_t, "realloc");
     (void)REAL(usable, usable_fn_t, "malloc_usable_size");
 }
 
-static inline void note_block(void *ptr)
+VBT_HOOK_FN static inline void note_block(void *ptr)
 {
     uintptr_t p = (uintptr_t)ptr;
     usable_fn_t usable;
@@ -284,7 +298,7 @@ static inline void note_block(void *ptr)
 
 /* ---- the hooks ------------------------------------------------------------------------------- */
 
-VBT_EXPORT void free(void *ptr)
+VBT_HOOK_FN VBT_EXPORT void free(void *ptr)
 {
     free_fn_t f;
 
@@ -294,12 +308,12 @@ VBT_EXPORT void free(void *ptr)
     f = REAL(free, free_fn_t, "free");
     if (likely(f != NULL))
         f(ptr);
-    else if (__libc_free != NULL)
-        __libc_free(ptr);
+    else if (VBT_LIBC_FREE != NULL)
+        VBT_LIBC_FREE(ptr);
     /* else: a free from inside dlsym before any allocator is known: leaked, once. */
 }
 
-VBT_EXPORT void *realloc(void *ptr, size_t size)
+VBT_HOOK_FN VBT_EXPORT void *realloc(void *ptr, size_t size)
 {
     realloc_fn_t f;
 
@@ -308,19 +322,19 @@ VBT_EXPORT void *realloc(void *ptr, size_t size)
     f = REAL(realloc, realloc_fn_t, "realloc");
     if (likely(f != NULL))
         return f(ptr, size);
-    if (__libc_realloc != NULL)
-        return __libc_realloc(ptr, size);
+    if (VBT_LIBC_REALLOC != NULL)
+        return VBT_LIBC_REALLOC(ptr, size);
     errno = ENOMEM;
     return NULL;
 }
 
-VBT_EXPORT int munmap(void *addr, size_t len)
+VBT_HOOK_FN VBT_EXPORT int munmap(void *addr, size_t len)
 {
     note_range((uintptr_t)addr, (uintptr_t)addr + len);
     return (int)syscall(SYS_munmap, addr, len);
 }
 
-VBT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+VBT_HOOK_FN VBT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
     void *new_addr = NULL;
     va_list ap;
@@ -336,7 +350,7 @@ VBT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
     return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 }
 
-VBT_EXPORT int madvise(void *addr, size_t len, int advice)
+VBT_HOOK_FN VBT_EXPORT int madvise(void *addr, size_t len, int advice)
 {
     if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE
 #ifdef MADV_DONTNEED_LOCKED
@@ -347,25 +361,26 @@ VBT_EXPORT int madvise(void *addr, size_t len, int advice)
     return (int)syscall(SYS_madvise, addr, len, advice);
 }
 
-static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+VBT_HOOK_FN static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE))
         note_range((uintptr_t)addr, (uintptr_t)addr + len); /* replaces what is mapped there */
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-VBT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+VBT_HOOK_FN VBT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     return mmap_common(addr, len, prot, flags, fd, off);
 }
 
-VBT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+VBT_HOOK_FN VBT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+                                    off64_t off)
 {
     return mmap_common(addr, len, prot, flags, fd, (off_t)off);
 }
 
 /* brk and sbrk keep glibc's idea of the break (__curbrk) right: forward to the real ones. */
-VBT_EXPORT void *sbrk(intptr_t increment)
+VBT_HOOK_FN VBT_EXPORT void *sbrk(intptr_t increment)
 {
     sbrk_fn_t f = REAL(sbrk, sbrk_fn_t, "sbrk");
 
@@ -382,7 +397,7 @@ VBT_EXPORT void *sbrk(intptr_t increment)
     return f(increment);
 }
 
-VBT_EXPORT int brk(void *addr)
+VBT_HOOK_FN VBT_EXPORT int brk(void *addr)
 {
     brk_fn_t f = REAL(brk, brk_fn_t, "brk");
     sbrk_fn_t s = REAL(sbrk, sbrk_fn_t, "sbrk");
@@ -405,7 +420,7 @@ VBT_EXPORT int brk(void *addr)
 
 /* The segment's size is not known here (it would take a read of /proc/self/maps): report
  * everything. Detaching shared memory is rare. */
-VBT_EXPORT int shmdt(const void *addr)
+VBT_HOOK_FN VBT_EXPORT int shmdt(const void *addr)
 {
     note_range(0, UINTPTR_MAX);
     return (int)syscall(SYS_shmdt, addr);

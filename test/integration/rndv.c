@@ -578,9 +578,16 @@ static void test_stale(void)
     for (int side = 0; side < 2; side++) {
         for (int v = 0; v < NVARIANT; v++) {
             int mine = rank == side; /* side 0: the sender's buffer changes; 1: the receiver's */
-            unsigned char *buf = mine ? variant_alloc(v) : fixed;
+            unsigned char *buf;
             unsigned seed = (unsigned)(side * 20 + v * 2 + 2);
 
+#ifdef __SANITIZE_ADDRESS__
+            /* test/integration/sanitizers.sh: ASan's allocator keeps freed blocks in
+             * quarantine, so a new block never lands where the old one was. */
+            if (v == V_MALLOC || v == V_HEAP)
+                continue;
+#endif
+            buf = mine ? variant_alloc(v) : fixed;
             snprintf(what, sizeof(what), "%s side, %s, before", side ? "receive" : "send",
                      vname[v]);
             stale_transfer(buf, seed, what);

@@ -34,7 +34,9 @@ typedef struct {
 static void ring_setup(ring_t *r, uint32_t depth, uint64_t start)
 {
     r->ctrl = aligned_alloc(VBT_SHM_CACHE_LINE, sizeof(*r->ctrl));
-    r->cells = aligned_alloc(4096, vbt_shm_ring_cells_bytes(depth));
+    /* aligned_alloc wants a size that is a multiple of the alignment (C11 7.22.3.1; ASan
+     * enforces it): round the cells' bytes up to a page. */
+    r->cells = aligned_alloc(4096, (vbt_shm_ring_cells_bytes(depth) + 4095) & ~(size_t)4095);
     ck_assert_ptr_nonnull(r->ctrl);
     ck_assert_ptr_nonnull(r->cells);
     /* A fresh segment is zero; other starts get their sequence words from the format. */
