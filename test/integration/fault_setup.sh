@@ -35,20 +35,6 @@ expect_error() {
     esac
 }
 
-# run_env ENV... -- MPIRUN-ARGS...: run (lib.sh) with ENV set.
-run_env() {
-    _envs=
-    while [ "$1" != -- ]; do
-        _envs="$_envs $1"
-        shift
-    done
-    shift
-    _start=$(date +%s)
-    out=$(env $_envs timeout 60 "$MPIRUN" "$@" 2>&1)
-    rc=$?
-    elapsed=$(($(date +%s) - _start))
-}
-
 # --- transports ---
 ndev=$(ibv_devices 2>/dev/null | awk 'NR > 2' | grep -c .)
 if [ "$ndev" -eq 0 ]; then

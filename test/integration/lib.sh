@@ -47,6 +47,20 @@ run() {
     elapsed=$(($(date +%s) - _start))
 }
 
+# run_env VAR=value... -- [mpirun args...]: run with those variables set for mpirun.
+run_env() {
+    _envs=
+    while [ "$1" != -- ]; do
+        _envs="$_envs $1"
+        shift
+    done
+    shift
+    _start=$(date +%s)
+    out=$(env $_envs timeout 60 "$MPIRUN" "$@" 2>&1)
+    rc=$?
+    elapsed=$(($(date +%s) - _start))
+}
+
 # Lines of $out starting with "mpirun:" (the launcher's own messages).
 launcher_lines() {
     printf '%s\n' "$out" | grep '^mpirun:' || true

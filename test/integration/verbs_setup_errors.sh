@@ -10,29 +10,14 @@
 # - no ACTIVE port: the netdev under the device taken down (restored at the end).
 # A control run first shows the same job works without the bad setting. Needs an RDMA device
 # (run through test/integration/verbs.sh). Exit 0 pass, other fail.
-set -u
+. "$(dirname "$0")/lib.sh"
 p2p="$abs_top_builddir/test/integration/p2p"
-fail=0
 
 dev=$(ibv_devices 2>/dev/null | awk 'NR == 3 { print $1 }')
 if [ -z "$dev" ]; then
     echo "FAIL: no RDMA device (run this through test/integration/verbs.sh)"
     exit 1
 fi
-
-# run ENV... -- MPIRUN-ARGS...: sets $out, $rc and $elapsed.
-run() {
-    envs=
-    while [ "$1" != -- ]; do
-        envs="$envs $1"
-        shift
-    done
-    shift
-    start=$(date +%s)
-    out=$(env $envs timeout 120 "$MPIRUN" "$@" 2>&1)
-    rc=$?
-    elapsed=$(($(date +%s) - start))
-}
 
 # expect_error WHAT REGEX: a clean failure (not a timeout, not a crash) within 60 s, a message
 # matching REGEX (ERE), and no rank that ran the test.
@@ -62,7 +47,7 @@ expect_error() {
     fi
 }
 
-run VBT_TRANSPORTS=self,ib -- -n 2 "$p2p" pingpong
+run_env VBT_TRANSPORTS=self,ib -- -n 2 "$p2p" pingpong
 if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q 'p2p pingpong: ok (2 ranks)'; then
     echo "FAIL: control: VBT_TRANSPORTS=self,ib on $dev: exit $rc"
     printf '%s\n' "$out" | tail -20
@@ -70,15 +55,15 @@ if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q 'p2p pingpong: ok (2 ranks)
 fi
 echo "ok: control: VBT_TRANSPORTS=self,ib on $dev"
 
-run VBT_TRANSPORTS=self,ib VBT_IB_DEVICE=nonexistent -- -n 2 "$p2p" pingpong
+run_env VBT_TRANSPORTS=self,ib VBT_IB_DEVICE=nonexistent -- -n 2 "$p2p" pingpong
 expect_error "VBT_IB_DEVICE=nonexistent, self,ib" \
     "VBT_IB_DEVICE=nonexistent: there is no RDMA device nonexistent; this host has .*$dev"
-run VBT_IB_DEVICE=nonexistent -- -n 2 "$p2p" pingpong
+run_env VBT_IB_DEVICE=nonexistent -- -n 2 "$p2p" pingpong
 expect_error "VBT_IB_DEVICE=nonexistent, default transports" \
     "VBT_IB_DEVICE=nonexistent: there is no RDMA device nonexistent"
-run VBT_TRANSPORTS=self,ib VBT_IB_DEVICE=$dev:9 -- -n 2 "$p2p" pingpong
+run_env VBT_TRANSPORTS=self,ib VBT_IB_DEVICE=$dev:9 -- -n 2 "$p2p" pingpong
 expect_error "VBT_IB_DEVICE=$dev:9 (no such port)" "VBT_IB_DEVICE=$dev:9"
-run VBT_TRANSPORTS=self,ib VBT_IB_GID_INDEX=99 -- -n 2 "$p2p" pingpong
+run_env VBT_TRANSPORTS=self,ib VBT_IB_GID_INDEX=99 -- -n 2 "$p2p" pingpong
 expect_error "VBT_IB_GID_INDEX=99" "VBT_IB_GID_INDEX=99: $dev port [0-9]+ has no GID at that index"
 
 if command -v setpriv >/dev/null 2>&1; then
@@ -103,7 +88,7 @@ if [ -n "$netdev" ] && [ "${RXEVM_GUEST:-0}" = 1 ]; then
         port_active || break
         sleep 0.1
     done
-    run VBT_TRANSPORTS=self,ib -- -n 2 "$p2p" pingpong
+    run_env VBT_TRANSPORTS=self,ib -- -n 2 "$p2p" pingpong
     ip link set "$netdev" up
     expect_error "no ACTIVE port ($netdev down)" "no usable RDMA (device|port)"
     for _i in $(seq 100); do
