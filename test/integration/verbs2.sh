@@ -44,7 +44,7 @@ export VBT_RXEVM_SMP VBT_RXEVM_TIMEOUT
 start=$(date +%s)
 "$src/test/rxevm" --nodes 2 --peer "sh '$src/test/integration/verbs2_peer.sh' '$dir'" -- \
     env abs_top_builddir="$abs_top_builddir" abs_top_srcdir="$src" MPIRUN="$MPIRUN" \
-    sh "$src/test/integration/verbs2_slurm.sh" "$dir"
+    VBT_VERBS2_PARTS="${VBT_VERBS2_PARTS:-base}" sh "$src/test/integration/verbs2_slurm.sh" "$dir"
 rc=$?
 echo "verbs2: two VMs, boot to power-off: $(($(date +%s) - start)) s, exit $rc"
 exit $rc

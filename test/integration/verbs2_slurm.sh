@@ -98,6 +98,29 @@ srun_run -N 2 -n 2 --mpi=pmix hostname
 [ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | sort | tr '\n' ' ')" = "vnode0 vnode1 " ] ||
     failed "srun -N 2 -n 2 hostname: one task on each node (exit $rc)" "$out"
 
+# The parts to run (VBT_VERBS2_PARTS, all by default): "base" is the rest of this file; any other
+# part P is verbs2_P.sh, sourced here in the order given, with the functions above.
+parts=${VBT_VERBS2_PARTS:-base}
+want() {
+    case " $parts " in *" $1 "*) return 0 ;; esac
+    return 1
+}
+run_parts() {
+    for _part in $parts; do
+        [ "$_part" = base ] && continue
+        if [ -f "$abs_top_srcdir/test/integration/verbs2_$_part.sh" ]; then
+            . "$abs_top_srcdir/test/integration/verbs2_$_part.sh"
+        else
+            failed "VBT_VERBS2_PARTS: no part '$_part' (test/integration/verbs2_$_part.sh)"
+        fi
+    done
+}
+if ! want base; then
+    run_parts
+    step "done"
+    finish
+fi
+
 # --- one rank per node: point-to-point over ib --------------------------------------------
 srun_run -N 2 -n 2 --mpi=pmix env VBT_LOG=info "$pingpong" -m 0:1048576 -i 2 -x 1
 expect_count "pingpong 0 B to 1 MiB between the nodes (payloads checked)" "^  *1048576 " 1
@@ -132,5 +155,6 @@ rc=$?
 expect_count "salloc -N 2 mpirun -n 2 hello: rank 0 on vnode0" "^Hello from rank 0 of 2 on vnode0$" 1
 expect_count "salloc -N 2 mpirun -n 2 hello: rank 1 on vnode1" "^Hello from rank 1 of 2 on vnode1$" 1
 
+run_parts
 step "done"
 finish
