@@ -5,8 +5,9 @@
  * manager and the QPs together.
  *
  * QP attributes (one place, here):
- *   INIT  port from the device choice, pkey index 0, access REMOTE_READ|REMOTE_WRITE (for
- *         the rendezvous protocol's RDMA READ/WRITE; the eager region itself is local-only).
+ *   INIT  port from the device choice, pkey index 0, access REMOTE_WRITE only: the rendezvous
+ *         protocol writes into the receiver's buffer and nothing ever reads a peer's memory
+ *         or does atomics on it (what a registration lets a peer write: vbt_ib_rndv.c).
  *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic =
  *         min(device max_qp_rd_atom, 16); min_rnr_timer 12 (0.64 ms, never needed while
  *         credits hold); RoCE, or VBT_IB_GID_INDEX: GRH with the peer's GID, our GID index,
@@ -138,7 +139,7 @@ vbt_status_t vbt_ib_qp_create(int peer)
     attr.qp_state = IBV_QPS_INIT;
     attr.pkey_index = 0;
     attr.port_num = c->choice.port;
-    attr.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
     status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RESET->INIT) of the QP for rank %d", peer);

@@ -244,15 +244,17 @@ static NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintpt
     uintptr_t mstart = start, mend = end;
     vbt_status_t status;
     void *handle = NULL;
-    unsigned got = 0;
+    unsigned got = 0, want = need;
 
     rc->stats.misses++;
     /* Merge with every attached region the request overlaps, unless it lacks the access
      * needed (read-only memory next to the request would make the merged registration fail):
-     * such a region is only dropped. */
+     * such a region is only dropped. A merged region keeps the access it had: a receive buffer
+     * that a send overlaps stays a receive target instead of flipping at every use. */
     for (j = i; j < rc->count && rc->sorted[j]->start < end; j++) {
         if ((rc->sorted[j]->access & need) != need)
             continue;
+        want |= rc->sorted[j]->access;
         if (rc->sorted[j]->start < mstart)
             mstart = rc->sorted[j]->start;
         if (rc->sorted[j]->end > mend)
@@ -274,13 +276,24 @@ static NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintpt
               "registered)",
               (unsigned long)start, (unsigned long)end, (unsigned long)mstart, (unsigned long)mend,
               (size_t)(mend - mstart), rc->stats.bytes);
-    status = rc->ops.reg(rc->ops.ctx, (void *)mstart, mend - mstart, need, &handle, &got);
+    status = rc->ops.reg(rc->ops.ctx, (void *)mstart, mend - mstart, want, &handle, &got);
     if (status == VBT_ERR_NO_MEMORY || status == VBT_ERR_MEMLOCK) {
         /* Pinned memory ran out: give back everything unused and try once more. */
         vbt_debug("rcache: registration failed (%s): evicting every unused registration and "
                   "trying again",
                   vbt_status_string(status));
         evict(rc, 0);
+        status = rc->ops.reg(rc->ops.ctx, (void *)mstart, mend - mstart, want, &handle, &got);
+    }
+    if (status != VBT_OK && want != need) {
+        /* The merge asked for more than the request needs (write access over a send buffer
+         * that cannot be written, a const one): register the request alone, as it needs. */
+        vbt_debug("rcache: registration of the merged [%#lx, %#lx) failed (%s): registering "
+                  "[%#lx, %#lx) alone",
+                  (unsigned long)mstart, (unsigned long)mend, vbt_status_string(status),
+                  (unsigned long)start, (unsigned long)end);
+        mstart = start;
+        mend = end;
         status = rc->ops.reg(rc->ops.ctx, (void *)mstart, mend - mstart, need, &handle, &got);
     }
     if (status != VBT_OK) {

@@ -16,10 +16,11 @@
 /* What a registration allows beyond local reads. */
 #define VBT_RCACHE_WRITE 0x1u /* local and remote write: the target of an RDMA WRITE */
 
-/* The register op: register [addr, addr + len) (page-aligned) with at least `need` (a
- * VBT_RCACHE_* set); on success set *handle_p and *got_p (the VBT_RCACHE_* set granted, a
- * superset of need). VBT_ERR_NO_MEMORY or VBT_ERR_MEMLOCK make the cache evict every unused
- * registration and try once more. The op logs its own failures. */
+/* The register op: register [addr, addr + len) (page-aligned) with exactly `need` (a
+ * VBT_RCACHE_* set: no more, so no region lets a peer write where no receive needs it); on
+ * success set *handle_p and *got_p (the VBT_RCACHE_* set granted). VBT_ERR_NO_MEMORY or
+ * VBT_ERR_MEMLOCK make the cache evict every unused registration and try once more. The op
+ * logs its own failures. */
 typedef struct {
     vbt_status_t (*reg)(void *ctx, void *addr, size_t len, unsigned need, void **handle_p,
                         unsigned *got_p);

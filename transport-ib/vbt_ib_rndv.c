@@ -27,26 +27,22 @@
 
 static int reg_errno; /* errno of the last failed ibv_reg_mr, for the message */
 
-/* Register with write access when possible, so one registration serves sends and receives
- * alike; memory that cannot be written (a const buffer in .rodata) is registered read-only,
- * enough for the source of a WRITE. Failures are logged by vbt_ib_mem_get, once. */
+/* Register with the access asked for and no more: the target of a peer's WRITE (a receive
+ * buffer) gets remote write, the source of our WRITE (a send buffer, maybe const memory in
+ * .rodata) gets none (local reads need no flag). Failures are logged by vbt_ib_mem_get, once. */
 static vbt_status_t reg_op(void *ctx, void *addr, size_t len, unsigned need, void **handle_p,
                            unsigned *got_p)
 {
     vbt_ib_ctx_t *c = ctx;
     struct ibv_mr *mr;
-    unsigned got = VBT_RCACHE_WRITE;
+    unsigned got = need & VBT_RCACHE_WRITE;
 
     if (len > c->choice.dev_attr.max_mr_size) {
         reg_errno = E2BIG;
         return VBT_ERR_INVALID_PARAM;
     }
-    mr = ibv_reg_mr(c->pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-    if (mr == NULL && !(need & VBT_RCACHE_WRITE) &&
-        (errno == EFAULT || errno == EACCES || errno == EPERM)) {
-        mr = ibv_reg_mr(c->pd, addr, len, 0);
-        got = 0;
-    }
+    mr = ibv_reg_mr(c->pd, addr, len,
+                    got ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0);
     if (mr == NULL) {
         reg_errno = errno;
         return vbt_ib_check_ptr(mr, VBT_IB_PINS | VBT_IB_PROBE, "ibv_reg_mr(%s, %zu bytes at %p)",

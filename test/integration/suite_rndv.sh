@@ -66,6 +66,18 @@ if run 2 1 VBT_RCACHE_MAX=2m VBT_LOG=debug -- evict; then
     fi
 fi
 
+# No cache at all: every registration is dropped when its transfer ends, so a receive buffer is
+# writable by a peer only during its rendezvous. Nothing may stay registered between messages.
+if run 2 2 VBT_RCACHE_MAX=0 VBT_LOG=debug RNDV_MAX_SIZE=4194304 -- sizes concurrent; then
+    stats=$(printf '%s\n' "$out" | grep 'rcache: [0-9]* hits')
+    printf '%s\n' "$stats" | sed 's/^.*rcache: /  rcache: /'
+    if [ "$(printf '%s\n' "$stats" | grep -c ', [1-9][0-9]* evictions')" -ne 2 ] ||
+        [ "$(printf '%s\n' "$out" | grep -c 'rcache: .*evict')" -eq 0 ]; then
+        echo "FAIL: VBT_RCACHE_MAX=0: expected every registration dropped after use on both ranks"
+        fail=1
+    fi
+fi
+
 # RLIMIT_MEMLOCK of 8 MiB (root must also drop CAP_IPC_LOCK, which lifts it): the cache is
 # limited to what the transport's pools leave, with a warning, and messages that fit still go
 # (evicting, and retrying a refused registration); one that cannot fit fails, saying why.

@@ -54,7 +54,7 @@ static vbt_status_t fake_reg(void *ctx, void *addr, size_t len, unsigned need, v
     mr = &fake.mrs[fake.nreg++];
     mr->start = (uintptr_t)addr;
     mr->end = (uintptr_t)addr + len;
-    mr->access = fake.readonly ? 0 : VBT_RCACHE_WRITE;
+    mr->access = need; /* exactly what was asked for, like transport-ib's op */
     mr->live = 1;
     *handle_p = mr;
     *got_p = mr->access;
@@ -108,7 +108,7 @@ START_TEST(test_hit_inside)
     vbt_rcache_t *rc = make(1 << 20, 0);
     vbt_rcache_region_t *a, *b, *c;
 
-    a = get(rc, BASE + 100, 5000, 0); /* pages 0 and 1 */
+    a = get(rc, BASE + 100, 5000, VBT_RCACHE_WRITE); /* pages 0 and 1 */
     ck_assert_uint_eq(a->start, BASE);
     ck_assert_uint_eq(a->end, BASE + 2 * PAGE);
     ck_assert_int_eq(fake.nreg, 1);
@@ -287,6 +287,44 @@ START_TEST(test_access_upgrade)
     ck_assert_uint_eq(b->start, BASE + 11 * PAGE);
     ck_assert_uint_eq(b->end, BASE + 13 * PAGE);
     ck_assert_int_eq(fake.mrs[2].live, 0);
+    vbt_rcache_put(rc, b);
+    vbt_rcache_destroy(rc);
+}
+END_TEST
+
+START_TEST(test_access_narrow)
+{
+    vbt_rcache_t *rc = make(1 << 20, 0);
+    vbt_rcache_region_t *a, *b;
+
+    /* A send buffer is registered for local reads only, even where it could be written. */
+    a = get(rc, BASE, PAGE, 0);
+    ck_assert_uint_eq(a->access, 0);
+    ck_assert_uint_eq(fake.mrs[0].access, 0);
+    vbt_rcache_put(rc, a);
+    /* A send overlapping a receive buffer merges with it and keeps its write access (no
+     * re-registration at every alternation of the two). */
+    vbt_rcache_put(rc, get(rc, BASE + 10 * PAGE, 2 * PAGE, VBT_RCACHE_WRITE));
+    a = get(rc, BASE + 11 * PAGE, 2 * PAGE, 0);
+    ck_assert_uint_eq(a->start, BASE + 10 * PAGE);
+    ck_assert_uint_eq(a->end, BASE + 13 * PAGE);
+    ck_assert_uint_eq(a->access, VBT_RCACHE_WRITE);
+    vbt_rcache_put(rc, a);
+    ck_assert_int_eq(fake.nreg, 3);
+    /* ...unless the merged range cannot be written (the send's part is const memory): then the
+     * send's range alone is registered, read-only. */
+    vbt_rcache_put(rc, get(rc, BASE + 20 * PAGE, PAGE, VBT_RCACHE_WRITE));
+    fake.readonly = 1;
+    a = get(rc, BASE + 20 * PAGE, 2 * PAGE, 0);
+    ck_assert_uint_eq(a->start, BASE + 20 * PAGE);
+    ck_assert_uint_eq(a->end, BASE + 22 * PAGE);
+    ck_assert_uint_eq(a->access, 0);
+    fake.readonly = 0;
+    /* A receive into it later needs write: registered again, with write. */
+    b = get(rc, BASE + 20 * PAGE, PAGE, VBT_RCACHE_WRITE);
+    ck_assert_ptr_ne(a, b);
+    ck_assert_uint_eq(b->access, VBT_RCACHE_WRITE);
+    vbt_rcache_put(rc, a);
     vbt_rcache_put(rc, b);
     vbt_rcache_destroy(rc);
 }
@@ -533,6 +571,7 @@ int main(void)
     tcase_add_test(tc, test_in_use_never_evicted);
     tcase_add_test(tc, test_invalidate);
     tcase_add_test(tc, test_access_upgrade);
+    tcase_add_test(tc, test_access_narrow);
     tcase_add_test(tc, test_registration_failure);
     suite_add_tcase(s, tc);
     tcase_add_test(th, test_hook_munmap_mmap);
