@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ static vbt_tl_t tl_ib = {.kind = VBT_TL_IB, .name = "ib", .send = vbt_ib_send};
 static struct {
     int want_self, want_shm, want_ib;
     const char *ib_why; /* why ib is not up, for the unreachable-peer message */
+    char ib_no_device[832];
     int nib;            /* peers over verbs */
 } tl;
 
@@ -123,8 +125,11 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, vbt_tl_recv_cb_t recv_cb,
     if (tl.want_ib) {
         status = vbt_ib_init(proc, recv_cb, put_cb);
         if (status == VBT_ERR_NO_DEVICE) {
-            tl.ib_why = "this node has no usable RDMA device (VBT_LOG=info says what was found; "
-                        "verbatim-info lists the devices)";
+            snprintf(tl.ib_no_device, sizeof(tl.ib_no_device),
+                     "this node has no usable RDMA device (%s; verbatim-info lists the devices "
+                     "and ports)",
+                     vbt_ib_unavailable_reason());
+            tl.ib_why = tl.ib_no_device;
         } else if (status != VBT_OK) {
             return status;
         } else {

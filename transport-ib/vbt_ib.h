@@ -35,6 +35,10 @@ typedef void (*vbt_ib_put_cb_t)(void *cookie, vbt_status_t status);
 vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
                          vbt_ib_put_cb_t put_cb);
 
+/* After vbt_ib_init returned VBT_ERR_NO_DEVICE: what was found instead ("no usable RDMA port:
+ * rxe0:1 is DOWN", ...); "" otherwise. */
+const char *vbt_ib_unavailable_reason(void);
+
 /* After the caller's vbt_modex_fence(): connections may start from now on. Connects nothing:
  * the first vbt_ib_send to a peer reads its address, checks it (settings that differ between
  * ranks are reported then) and connects, returning VBT_ERR_NO_RESOURCE until it is done. */

@@ -477,8 +477,9 @@ void vbt_ib_cm_progress(void)
         if (now >= p->retx_at) {
             if (!p->warned && now - p->req_since >= VBT_IB_CM_WARN_MS) {
                 p->warned = 1;
-                vbt_warn("rank %d has not answered our connection request for %llu s (busy, or "
-                         "gone?); still trying",
+                vbt_warn("rank %d has not answered our connection request for %llu s: it is "
+                         "busy, gone, or cannot be reached (on RoCE: a GID that does not route "
+                         "between the nodes, see VBT_IB_GID_INDEX); still trying",
                          r, (unsigned long long)((now - p->req_since) / 1000));
             }
             p->retx_ms = p->retx_ms * 2 > VBT_IB_CM_RETX_MAX ? VBT_IB_CM_RETX_MAX : p->retx_ms * 2;

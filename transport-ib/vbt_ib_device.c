@@ -326,9 +326,10 @@ vbt_status_t vbt_ib_device_select(vbt_ib_choice_t *choice_p, struct ibv_context 
     list = ibv_get_device_list(&ndev);
     if (list == NULL) {
         snprintf(err, errlen,
-                 "no RDMA device: ibv_get_device_list failed: %s (no RDMA support "
+                 "%s%s%sno RDMA device: ibv_get_device_list failed: %s (no RDMA support "
                  "in this kernel?)",
-                 strerror(errno));
+                 want[0] ? "VBT_IB_DEVICE=" : "", want[0] ? vbt_cfg.ib_device : "",
+                 want[0] ? ": " : "", strerror(errno));
         return want[0] ? VBT_ERR_NOT_FOUND : VBT_ERR_NO_DEVICE;
     }
 

@@ -552,9 +552,19 @@ static void likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
                  "a message did not fit the receive buffer: do all ranks use the same "
                  "VBT_EAGER_LIMIT?");
         break;
+    case IBV_WC_REM_ACCESS_ERR:
+        snprintf(buf, len,
+                 "rank %d refused the write: no registration of its covers that range with "
+                 "remote write (its buffer was freed or unmapped while the transfer was in "
+                 "flight, or a bug in Verbatim: please report it)",
+                 peer);
+        break;
     case IBV_WC_LOC_PROT_ERR:
     case IBV_WC_LOC_ACCESS_ERR:
-    case IBV_WC_REM_ACCESS_ERR:
+        snprintf(buf, len,
+                 "our registration does not cover the buffer (freed or unmapped while the "
+                 "transfer was in flight, or a bug in Verbatim: please report it)");
+        break;
     case IBV_WC_MW_BIND_ERR:
         snprintf(buf, len, "a memory-registration bug in Verbatim, please report it");
         break;

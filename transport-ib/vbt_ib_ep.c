@@ -356,6 +356,14 @@ static vbt_status_t check_device_limits(void)
     return VBT_OK;
 }
 
+/* Why vbt_ib_init found no usable device: the runtime says it when a peer is unreachable. */
+static char unavailable[768];
+
+const char *vbt_ib_unavailable_reason(void)
+{
+    return unavailable;
+}
+
 vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
                          vbt_ib_put_cb_t put_cb)
 {
@@ -383,6 +391,7 @@ vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
     status = vbt_ib_device_select(&c->choice, &c->dev, err, sizeof(err));
     if (status == VBT_ERR_NO_DEVICE) {
         vbt_info("InfiniBand transport unavailable: %s", err);
+        snprintf(unavailable, sizeof(unavailable), "%s", err);
         return status;
     }
     if (status != VBT_OK) {
