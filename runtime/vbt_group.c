@@ -8,6 +8,9 @@
 
 vbt_group_t vbt_group_empty = {.magic = VBT_GROUP_MAGIC, .refcount = 1, .size = 0, .ranks = NULL};
 
+/* Groups alive at once: 1 Mi (32 MiB of address space, mapped as they come). */
+vbt_objpool_t vbt_group_pool = VBT_OBJPOOL_INITIALIZER(vbt_group_t, "group", 1u << 20, ranks);
+
 vbt_status_t vbt_group_create(int n, const int *world_ranks, vbt_group_t **group_p)
 {
     vbt_group_t *g;
@@ -16,12 +19,12 @@ vbt_status_t vbt_group_create(int n, const int *world_ranks, vbt_group_t **group
         *group_p = &vbt_group_empty;
         return VBT_OK;
     }
-    g = malloc(sizeof(*g));
+    g = vbt_objpool_alloc(&vbt_group_pool);
     if (g == NULL)
         return VBT_ERR_NO_MEMORY;
     g->ranks = malloc((size_t)n * sizeof(int));
     if (g->ranks == NULL) {
-        free(g);
+        vbt_objpool_free(&vbt_group_pool, g);
         return VBT_ERR_NO_MEMORY;
     }
     memcpy(g->ranks, world_ranks, (size_t)n * sizeof(int));
@@ -42,9 +45,17 @@ void vbt_group_release(vbt_group_t *g)
 {
     if (g == &vbt_group_empty || --g->refcount > 0)
         return;
-    g->magic = 0; /* a stale handle now fails validation */
     free(g->ranks);
-    free(g);
+    vbt_objpool_free(&vbt_group_pool, g); /* zeroes the magic: a stale handle is refused */
+}
+
+void vbt_group_cleanup(void)
+{
+    VBT_OBJPOOL_FOREACH(&vbt_group_pool, vbt_group_t, g, VBT_GROUP_MAGIC)
+    {
+        free(g->ranks);
+    }
+    vbt_objpool_destroy(&vbt_group_pool);
 }
 
 int vbt_group_rank_of(const vbt_group_t *g, int w)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_objpool.h"
 #include "vbt_status.h"
 
 #define VBT_GROUP_MAGIC 0x56424750u /* "VBGP": tells a live group from a stray pointer */
@@ -16,22 +17,23 @@ typedef struct vbt_group {
     uint32_t magic;
     int refcount;
     int size;
-    int *ranks; /* the world rank of each member, in group order */
+    int *ranks; /* the world rank of each member, in group order; the free-list link once freed */
 } vbt_group_t;
+
+/* Every group but the empty one lives here (vbt_objpool.h): a handle is looked up, never
+ * followed. */
+extern vbt_objpool_t vbt_group_pool;
 
 /* MPI_GROUP_EMPTY: never allocated, never freed; every empty result is this one. */
 extern vbt_group_t vbt_group_empty;
 
-/* The object behind a handle, or NULL (MPI_GROUP_NULL, or not a group). */
+/* The object behind a handle, or NULL (MPI_GROUP_NULL, a freed group, or not a group: then the
+ * handle is not read). */
 static inline vbt_group_t *vbt_group_get(MPI_Group handle)
 {
-    vbt_group_t *g = (vbt_group_t *)handle;
-
     if (handle == MPI_GROUP_EMPTY)
         return &vbt_group_empty;
-    if ((uintptr_t)handle <= 4095 || g->magic != VBT_GROUP_MAGIC)
-        return NULL;
-    return g;
+    return vbt_objpool_get(&vbt_group_pool, handle, sizeof(vbt_group_t), VBT_GROUP_MAGIC);
 }
 
 static inline MPI_Group vbt_group_handle(vbt_group_t *g)
@@ -43,6 +45,8 @@ static inline MPI_Group vbt_group_handle(vbt_group_t *g)
 vbt_status_t vbt_group_create(int n, const int *world_ranks, vbt_group_t **group_p);
 void vbt_group_retain(vbt_group_t *g);
 void vbt_group_release(vbt_group_t *g);
+/* MPI_Finalize: every group still alive goes, its handles with it. */
+void vbt_group_cleanup(void);
 
 /* The rank of world rank w in g, or MPI_UNDEFINED. */
 int vbt_group_rank_of(const vbt_group_t *g, int w);

@@ -9,14 +9,11 @@
 
 #include "vbt_request.h"
 
-/* A message that arrived before its receive was posted (or was taken by MPI_Mprobe). */
-#define VBT_MESSAGE_MAGIC 0x5642534du /* "VBSM": a message handed out by MPI_Mprobe */
-
+/* A message that arrived before its receive was posted (or was taken by MPI_Mprobe: then a
+ * vbt_message_t holds it, vbt_message.h). */
 typedef struct vbt_unexp {
     struct vbt_unexp *next;
-    uint32_t magic;        /* VBT_MESSAGE_MAGIC while the application holds it as MPI_Message */
-    struct vbt_comm *comm; /* set by MPI_Mprobe: MPI_Mrecv takes no communicator */
-    int src;               /* comm rank of the sender */
+    int src; /* comm rank of the sender */
     int tag;
     int src_world;      /* world rank, to send a synchronous-send ack (or a CTS) to */
     uint64_t ack_id;    /* non-zero: the sender waits for an ack once this is matched */

@@ -6,6 +6,7 @@
 #include "vbt_compiler.h"
 #include "vbt_datatype.h"
 #include "vbt_log.h"
+#include "vbt_objpool.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -14,16 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A valid handle points to an object carrying this; MPI_Op_free clears it, so a stale handle
- * (or a random address holding something else) is refused. */
+/* A valid handle points to a pool object carrying this; MPI_Op_free clears it, so a stale
+ * handle is refused (and a handle outside the pool is refused without being read). */
 #define VBT_OP_MAGIC 0x706f7476u /* "vtop" */
 
 struct vbt_op {
     uint32_t magic;
-    uint8_t index;   /* predefined: handle - 0x20 (VBT_OPI_*); user ops: VBT_OPI_USER */
-    uint8_t commute; /* 0 or 1 */
-    int refcount;    /* user ops: 1 for the handle, plus one per vbt_op_retain */
-    const char *name;
+    uint8_t index;             /* predefined: handle - 0x20 (VBT_OPI_*); user ops: VBT_OPI_USER */
+    uint8_t commute;           /* 0 or 1 */
+    int refcount;              /* user ops: 1 for the handle, plus one per vbt_op_retain */
+    const char *name;          /* the free-list link once freed */
     MPI_User_function *fn;     /* user ops: exactly one of fn and fn_c is set */
     MPI_User_function_c *fn_c; /* MPI_Op_create_c: takes the whole count at once */
 };
@@ -65,6 +66,9 @@ static const op_domain_t domains[VBT_OPI_COUNT] = {
         "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT and the Fortran pairs)"),
 };
 
+/* User ops, 64 Ki at once (4 MiB of address space, mapped as they come). */
+static vbt_objpool_t pool = VBT_OBJPOOL_INITIALIZER(vbt_op_t, "user op", 1u << 16, name);
+
 /* The last refusal's sentence, per thread so concurrent checks do not garble each other. */
 static _Thread_local char why_buf[320];
 
@@ -75,11 +79,8 @@ vbt_op_t *vbt_op_get(MPI_Op handle)
 
     if (h > 0x20 && h < 0x20 + VBT_OPI_COUNT)
         return predefined[h - 0x20].name != NULL ? &predefined[h - 0x20] : NULL;
-    /* The ABI never hands out 1..4095 at run time; and our objects are aligned. */
-    if (h <= 4095 || (h & (_Alignof(vbt_op_t) - 1)) != 0)
-        return NULL;
-    op = (vbt_op_t *)h;
-    return op->magic == VBT_OP_MAGIC && op->index == VBT_OPI_USER ? op : NULL;
+    op = vbt_objpool_get(&pool, handle, sizeof(vbt_op_t), VBT_OP_MAGIC);
+    return op != NULL && op->index == VBT_OPI_USER ? op : NULL;
 }
 
 int vbt_op_commutative(const vbt_op_t *op)
@@ -256,12 +257,10 @@ vbt_status_t vbt_op_apply_buffers(const vbt_op_t *op, const void *in, void *inou
 vbt_status_t vbt_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,
                            vbt_op_t **op_p)
 {
-    vbt_op_t *op = calloc(1, sizeof(*op));
+    vbt_op_t *op = vbt_objpool_alloc(&pool); /* logs why when it cannot */
 
-    if (op == NULL) {
-        vbt_error("cannot allocate %zu bytes for a user op", sizeof(*op));
+    if (op == NULL)
         return VBT_ERR_NO_MEMORY;
-    }
     op->magic = VBT_OP_MAGIC;
     op->index = VBT_OPI_USER;
     op->commute = commute != 0;
@@ -290,8 +289,13 @@ void vbt_op_retain(const vbt_op_t *op)
 
 void vbt_op_release(const vbt_op_t *op)
 {
-    vbt_op_t *o = (vbt_op_t *)(uintptr_t)op; /* user ops live on the heap, never const */
+    vbt_op_t *o = (vbt_op_t *)(uintptr_t)op; /* user ops live in the pool, never const */
 
     if (o->index == VBT_OPI_USER && __atomic_sub_fetch(&o->refcount, 1, __ATOMIC_ACQ_REL) == 0)
-        free(o);
+        vbt_objpool_free(&pool, o); /* the handle was freed before: the magic is 0 already */
+}
+
+void vbt_op_cleanup(void)
+{
+    vbt_objpool_destroy(&pool);
 }

@@ -74,4 +74,7 @@ vbt_status_t vbt_op_free(vbt_op_t *op);
 void vbt_op_retain(const vbt_op_t *op);
 void vbt_op_release(const vbt_op_t *op);
 
+/* MPI_Finalize: the user ops still alive go, their handles with them. */
+void vbt_op_cleanup(void);
+
 #endif

@@ -1,44 +1,42 @@
 #include "vbt_request.h"
+#include "vbt_compiler.h"
 #include "vbt_datatype.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define VBT_REQUEST_CHUNK 128
+/* Every request, live or free, is object number index of the pool. So an MPI_Request is checked
+ * by address and an id from the wire by index, neither followed blindly. Requests outstanding at
+ * once: 4 Mi (1 GiB of address space at 256 bytes apart, mapped as they come). */
+vbt_objpool_t vbt_request_pool = VBT_OBJPOOL_INITIALIZER(vbt_request_t, "request", 1u << 22, next);
 
-typedef struct request_chunk {
-    struct request_chunk *next;
-    vbt_request_t reqs[VBT_REQUEST_CHUNK];
-} request_chunk_t;
-
-static vbt_request_t *free_list;
-static request_chunk_t *chunks;
-
-static int grow(void)
+vbt_request_t *vbt_request_from_id(uint64_t id)
 {
-    request_chunk_t *c = calloc(1, sizeof(*c));
-    if (c == NULL)
-        return -1;
-    c->next = chunks;
-    chunks = c;
-    for (int i = VBT_REQUEST_CHUNK - 1; i >= 0; i--) {
-        c->reqs[i].next = free_list;
-        free_list = &c->reqs[i];
-    }
-    return 0;
+    uint32_t index = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    vbt_request_t *req;
+
+    req = vbt_objpool_at(&vbt_request_pool, index, sizeof(vbt_request_t));
+    if (unlikely(req == NULL || req->gen != gen || req->magic != VBT_REQUEST_MAGIC))
+        return NULL;
+    return req;
 }
 
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 {
-    vbt_request_t *req;
+    vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
+    uint32_t index, gen;
 
-    if (__builtin_expect(free_list == NULL, 0) && grow() != 0)
+    if (unlikely(req == NULL))
         return NULL;
-    req = free_list;
-    free_list = req->next;
+    /* A freed request keeps its generation (the pool writes only magic and link); a new one
+     * has 0. */
+    index = (uint32_t)vbt_objpool_index(&vbt_request_pool, req, sizeof(vbt_request_t));
+    gen = req->gen + 1 != 0 ? req->gen + 1 : 1; /* 0 would let id 0 name a request */
     memset(req, 0, sizeof(*req));
     req->magic = VBT_REQUEST_MAGIC;
     req->kind = (uint8_t)kind;
+    req->index = index;
+    req->gen = gen;
     return req;
 }
 
@@ -46,28 +44,20 @@ void vbt_request_release(vbt_request_t *req)
 {
     if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */
         vbt_dtype_unref(req->dtype);
-    req->magic = 0; /* a stale handle now fails validation instead of aliasing a new request */
-    req->next = free_list;
-    free_list = req;
+    vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
 }
 
 void vbt_request_cleanup(void)
 {
-    while (chunks != NULL) {
-        request_chunk_t *c = chunks;
-        chunks = c->next;
-        free(c);
-    }
-    free_list = NULL;
+    vbt_objpool_destroy(&vbt_request_pool);
 }
 
 int vbt_request_uses_comm(const struct vbt_comm *comm)
 {
-    for (request_chunk_t *c = chunks; c != NULL; c = c->next) {
-        for (int i = 0; i < VBT_REQUEST_CHUNK; i++) {
-            if (c->reqs[i].magic == VBT_REQUEST_MAGIC && c->reqs[i].comm == comm)
-                return 1;
-        }
+    VBT_OBJPOOL_FOREACH(&vbt_request_pool, vbt_request_t, req, VBT_REQUEST_MAGIC)
+    {
+        if (req->comm == comm)
+            return 1;
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 /* Requests: the runtime object behind MPI_Request (and, for matched probes, MPI_Message).
- * They come from a free list grown in chunks, so the steady state allocates nothing. */
+ * They come from an object pool (vbt_objpool.h), so the steady state allocates nothing and a
+ * handle is validated without reading memory that is not a request. */
 #ifndef VBT_REQUEST_H
 #define VBT_REQUEST_H
 
@@ -7,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_objpool.h"
 #include "vbt_status.h"
 
 struct vbt_comm;
@@ -39,6 +41,8 @@ typedef struct vbt_request {
     uint8_t kind;
     uint8_t complete; /* set once; read by Wait/Test */
     uint16_t flags;
+    uint32_t index;           /* slot in the request pool (vbt_request_id) */
+    uint32_t gen;             /* bumped at every allocation of the slot, never 0 */
     struct vbt_request *next; /* queue link: posted queue, pending sends, free list */
     struct vbt_comm *comm;
     uint32_t context_id;
@@ -70,19 +74,39 @@ typedef struct vbt_request {
 } vbt_request_t;
 
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
+
+/* Requests named on the wire. A peer echoes the id of one of our requests (sync-send ACK,
+ * rendezvous CTS/FIN/DONE/RDATA); the id is the request's slot and generation, never its
+ * address, so a corrupt or forged id finds no request (or a released one, whose generation has
+ * moved on) instead of being dereferenced. Never 0: 0 means "no request" on the wire. */
+static inline uint64_t vbt_request_id(const vbt_request_t *req)
+{
+    return (uint64_t)req->gen << 32 | req->index;
+}
+
+/* The live request behind an id from the wire, or NULL. A bounds check and a compare. */
+vbt_request_t *vbt_request_from_id(uint64_t id);
 void vbt_request_release(vbt_request_t *req);
 void vbt_request_cleanup(void);
 /* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
  * every request, so only for slow paths. */
 int vbt_request_uses_comm(const struct vbt_comm *comm);
 
-/* The request behind a handle, or NULL for an invalid handle. MPI_REQUEST_NULL is not valid. */
+/* Every request lives here (vbt_request.c); only the lookups read it from outside. */
+extern vbt_objpool_t vbt_request_pool;
+
+/* The request behind a handle, or NULL for an invalid handle: MPI_REQUEST_NULL, a freed request,
+ * anything not from the pool (the handle is then not read). */
 static inline vbt_request_t *vbt_request_get(MPI_Request handle)
 {
-    vbt_request_t *req = (vbt_request_t *)handle;
-    if ((uintptr_t)handle <= 4095 || req->magic != VBT_REQUEST_MAGIC)
-        return NULL;
-    return req;
+    return vbt_objpool_get(&vbt_request_pool, handle, sizeof(vbt_request_t), VBT_REQUEST_MAGIC);
+}
+
+/* The request behind a handle that vbt_request_get accepted earlier in the same call (or that
+ * the library just made): no check again on the way to completion. */
+static inline vbt_request_t *vbt_request_of(MPI_Request handle)
+{
+    return (vbt_request_t *)handle;
 }
 
 /* Fill a user status from a completed request (status may be MPI_STATUS_IGNORE). */

@@ -3,7 +3,10 @@
 #include "vbt_comm.h"
 #include "vbt_config.h"
 #include "vbt_datatype.h"
+#include "vbt_group.h"
 #include "vbt_log.h"
+#include "vbt_message.h"
+#include "vbt_op.h"
 #include "vbt_p2p.h"
 #include "vbt_request.h"
 
@@ -82,6 +85,9 @@ vbt_status_t vbt_runtime_finalize(void)
     vbt_request_cleanup();
     vbt_comm_cleanup_predefined();
     vbt_datatype_cleanup(); /* after the requests and comms that may hold type references */
+    vbt_group_cleanup();    /* after the comms, which hold their groups */
+    vbt_op_cleanup();
+    vbt_message_cleanup();
     st = vbt_pmix_finalize();
     if (status == VBT_OK)
         status = st;

@@ -68,7 +68,7 @@ void vbt_api_empty_status(MPI_Status *status)
 
 int vbt_api_complete(MPI_Request *request, MPI_Status *status)
 {
-    vbt_request_t *req = vbt_request_get(*request);
+    vbt_request_t *req = vbt_request_of(*request); /* checked by the caller, or just made */
     vbt_status_t st;
     int err;
 

@@ -39,10 +39,11 @@ static int check_requests(const char *call, int count, MPI_Request requests[])
     return MPI_SUCCESS;
 }
 
-/* Finish a completed request: status out, free, handle nulled; returns its error class. */
+/* Finish a completed request: status out, free, handle nulled; returns its error class. Here and
+ * below, handles were checked on entry (vbt_request_get, check_requests): vbt_request_of. */
 static int finish(MPI_Request *request, MPI_Status *status)
 {
-    vbt_request_t *req = vbt_request_get(*request);
+    vbt_request_t *req = vbt_request_of(*request);
     int err = req->status_error;
 
     vbt_request_fill_status(req, status);
@@ -53,7 +54,7 @@ static int finish(MPI_Request *request, MPI_Status *status)
 
 static int is_done(MPI_Request r)
 {
-    return r == MPI_REQUEST_NULL || vbt_request_get(r)->complete;
+    return r == MPI_REQUEST_NULL || vbt_request_of(r)->complete;
 }
 
 static int raise_request_error(const char *call, vbt_comm_t *c, int err)
@@ -120,7 +121,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int finish_into(MPI_Request requests[], int i, MPI_Status statuses[], int *any_error,
                        vbt_comm_t **err_comm)
 {
-    vbt_comm_t *c = vbt_request_get(requests[i])->comm;
+    vbt_comm_t *c = vbt_request_of(requests[i])->comm;
     int err =
         finish(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
     if (err != MPI_SUCCESS) {
@@ -144,7 +145,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
                 vbt_api_empty_status(&array_of_statuses[i]);
             continue;
         }
-        st = vbt_p2p_wait_flag(&vbt_request_get(array_of_requests[i])->complete);
+        st = vbt_p2p_wait_flag(&vbt_request_of(array_of_requests[i])->complete);
         if (st != VBT_OK)
             return vbt_api_failed(NULL, "MPI_Waitall", st);
         finish_into(array_of_requests, i, array_of_statuses, &any_error, &err_comm);
@@ -196,7 +197,7 @@ static int find_done(int count, MPI_Request requests[])
         if (requests[i] == MPI_REQUEST_NULL)
             continue;
         active = 1;
-        if (vbt_request_get(requests[i])->complete)
+        if (vbt_request_of(requests[i])->complete)
             return i;
     }
     return active ? -1 : -2;
@@ -241,7 +242,7 @@ static int any_common(const char *call, int count, MPI_Request requests[], int *
         return MPI_SUCCESS;
     }
     *index = i;
-    c = vbt_request_get(requests[i])->comm;
+    c = vbt_request_of(requests[i])->comm;
     err = finish(&requests[i], status);
     return err == MPI_SUCCESS ? err : raise_request_error(call, c, err);
 }
@@ -288,11 +289,11 @@ static int some_common(const char *call, int incount, MPI_Request requests[], in
     }
     *outcount = 0;
     for (i = 0; i < incount; i++) {
-        if (requests[i] == MPI_REQUEST_NULL || !vbt_request_get(requests[i])->complete)
+        if (requests[i] == MPI_REQUEST_NULL || !vbt_request_of(requests[i])->complete)
             continue;
         indices[*outcount] = i;
         /* Statuses are packed in completion order, like the indices. */
-        vbt_comm_t *c = vbt_request_get(requests[i])->comm;
+        vbt_comm_t *c = vbt_request_of(requests[i])->comm;
         int err = finish(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
                                                                        : &statuses[*outcount]);
         if (err != MPI_SUCCESS) {

@@ -1,5 +1,6 @@
 /* Receives, the combined send-receive calls, and probes (plain and matched). */
 #include "vbt_api_p2p.h"
+#include "vbt_message.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,7 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
                  int *flag, MPI_Message *message, MPI_Status *status)
 {
     vbt_unexp_t *u;
+    vbt_message_t *m = NULL;
     vbt_status_t st;
     vbt_backoff_t backoff;
 
@@ -177,11 +179,16 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
             *message = MPI_MESSAGE_NO_PROC;
         return MPI_SUCCESS;
     }
+    if (take && (m = vbt_message_alloc()) == NULL)
+        return vbt_api_failed(c, call, VBT_ERR_NO_MEMORY);
     vbt_backoff_init(&backoff);
     for (;;) {
         st = vbt_p2p_iprobe(c, VBT_CTX_P2P, source, tag, take, &u);
-        if (st != VBT_OK)
+        if (st != VBT_OK) {
+            if (m != NULL)
+                vbt_message_free(m);
             return vbt_api_failed(c, call, st);
+        }
         if (u != NULL || !blocking)
             break;
         vbt_p2p_idle(&backoff);
@@ -189,16 +196,15 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
     if (flag)
         *flag = u != NULL;
     if (u == NULL) {
-        if (take)
+        if (take) {
+            vbt_message_free(m);
             *message = MPI_MESSAGE_NULL;
+        }
         return MPI_SUCCESS;
     }
     fill_probe_status(u, status);
-    if (take) {
-        u->magic = VBT_MESSAGE_MAGIC;
-        u->comm = c;
-        *message = (MPI_Message)u;
-    }
+    if (take)
+        *message = vbt_message_set(m, c, u);
     return MPI_SUCCESS;
 }
 
@@ -226,7 +232,9 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
                        MPI_Message *message, vbt_request_t **req_p)
 {
+    vbt_message_t *m;
     vbt_unexp_t *u;
+    vbt_comm_t *c;
     vbt_api_data_t d;
     vbt_status_t st;
 
@@ -237,18 +245,20 @@ static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
         *message = MPI_MESSAGE_NULL;
         return st == VBT_OK ? MPI_SUCCESS : vbt_api_failed(NULL, call, st);
     }
-    u = (vbt_unexp_t *)*message;
-    if ((uintptr_t)*message <= 4095 || u->magic != VBT_MESSAGE_MAGIC)
+    m = vbt_message_get(*message);
+    if (m == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_REQUEST,
                                "argument message is not a message returned by MPI_Mprobe or "
                                "MPI_Improbe (each can be received once)");
-    VBT_API_CHECK(vbt_api_check_data(u->comm, call, buf, count, dt, &d));
-    u->magic = 0;
+    VBT_API_CHECK(vbt_api_check_data(m->comm, call, buf, count, dt, &d));
+    u = m->unexp;
+    c = m->comm;
+    vbt_message_free(m);
     *message = MPI_MESSAGE_NULL;
     if (likely(d.dtype == NULL))
-        st = vbt_p2p_imrecv(u->comm, u, d.buf, d.bytes, req_p);
+        st = vbt_p2p_imrecv(c, u, d.buf, d.bytes, req_p);
     else
-        st = vbt_p2p_imrecv_dt(u->comm, u, d.buf, d.bytes, d.dtype, d.count, req_p);
+        st = vbt_p2p_imrecv_dt(c, u, d.buf, d.bytes, d.dtype, d.count, req_p);
     if (st != VBT_OK)
         return vbt_api_failed(NULL, call, st);
     return MPI_SUCCESS;

@@ -96,6 +96,11 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     (void)in, (void)inout, (void)len, (void)dt;
 }
 
+static void handler_noop(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+}
+
 /* Each kind of bad argument the MPI entry points check: invalid communicator, group, datatype
  * (null, uncommitted, freed), op, request (garbage, freed), rank, count, tag, buffer, root,
  * MPI_IN_PLACE where it is not allowed, error handlers and codes. Freed handles must be caught
@@ -278,6 +283,134 @@ static void test_table(void)
         printf("errors: %d bad calls returned the right class\n", ntable);
 }
 
+/* Made-up and freed handles of every kind the library hands out as an address (requests,
+ * messages, groups, user ops, derived datatypes, user error handlers) and of communicators: each
+ * must be refused with its kind's class, without the handle being read (an unmapped address
+ * would crash; under AddressSanitizer a read of a freed object or of a stack buffer is a
+ * report), and the library must still work afterwards. */
+static void test_bad_handles(void)
+{
+    /* A number, a mapped buffer that is no object, an address that is not mapped. */
+    long stackbuf[64] = {0};
+    void *const made_up[3] = {(void *)(uintptr_t)0x12345678u, (void *)stackbuf,
+                              (void *)(uintptr_t)0xdead0000beefull};
+    int buf[4] = {0}, rbuf[4] = {0}, n, flag, idx;
+    MPI_Request req, live, freed_req, reqs[2];
+    MPI_Message m, freed_msg;
+    MPI_Group g, freed_group, h;
+    MPI_Op freed_op, o;
+    MPI_Datatype freed_type, t;
+    MPI_Errhandler freed_eh, e;
+    MPI_Comm newcomm;
+    MPI_Status st;
+
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+
+    /* A live request, for pointers into its middle: a receive nobody sends to. First, so that it
+     * does not reuse the freed request below (objects are reused, and a stale handle then names
+     * the new one, as with any pointer handle). */
+    CHECK(MPI_Irecv(rbuf, 1, MPI_INT, peer, 4242, MPI_COMM_WORLD, &live) == MPI_SUCCESS);
+    /* Freed objects of each kind, their handle kept. */
+    CHECK(MPI_Irecv(rbuf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &req) == MPI_SUCCESS);
+    freed_req = req;
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS);
+    CHECK(MPI_Comm_group(MPI_COMM_WORLD, &g) == MPI_SUCCESS);
+    CHECK(MPI_Group_incl(g, 1, &rank, &freed_group) == MPI_SUCCESS);
+    h = freed_group;
+    CHECK(MPI_Group_free(&h) == MPI_SUCCESS && h == MPI_GROUP_NULL);
+    CHECK(MPI_Op_create(user_op, 1, &freed_op) == MPI_SUCCESS);
+    o = freed_op;
+    CHECK(MPI_Op_free(&o) == MPI_SUCCESS && o == MPI_OP_NULL);
+    CHECK(MPI_Type_vector(2, 1, 2, MPI_INT, &freed_type) == MPI_SUCCESS);
+    t = freed_type;
+    CHECK(MPI_Type_free(&t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL);
+    CHECK(MPI_Comm_create_errhandler(handler_noop, &freed_eh) == MPI_SUCCESS);
+    e = freed_eh;
+    CHECK(MPI_Errhandler_free(&e) == MPI_SUCCESS && e == MPI_ERRHANDLER_NULL);
+    /* A message received already: send ourselves one on MPI_COMM_SELF, probe it, receive it. */
+    CHECK(MPI_Send(buf, 1, MPI_INT, 0, 3, MPI_COMM_SELF) == MPI_SUCCESS);
+    CHECK(MPI_Mprobe(0, 3, MPI_COMM_SELF, &m, &st) == MPI_SUCCESS && m != MPI_MESSAGE_NULL);
+    freed_msg = m;
+    CHECK(MPI_Mrecv(rbuf, 1, MPI_INT, &m, &st) == MPI_SUCCESS && m == MPI_MESSAGE_NULL);
+
+    for (int i = 0; i < 4; i++) {
+        void *p = i < 3 ? made_up[i] : NULL;
+
+        /* Requests. */
+        req = i < 3 ? (MPI_Request)p : freed_req;
+        BAD(MPI_ERR_REQUEST, "MPI_Wait", "request", MPI_Wait(&req, &st));
+        BAD(MPI_ERR_REQUEST, "MPI_Test", "request", MPI_Test(&req, &flag, &st));
+        BAD(MPI_ERR_REQUEST, "MPI_Request_free", "request", MPI_Request_free(&req));
+        BAD(MPI_ERR_REQUEST, "MPI_Cancel", "request", MPI_Cancel(&req));
+        reqs[0] = MPI_REQUEST_NULL;
+        reqs[1] = req;
+        BAD(MPI_ERR_REQUEST, "MPI_Waitall", "array_of_requests[1]",
+            MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+        BAD(MPI_ERR_REQUEST, "MPI_Testany", "array_of_requests[1]",
+            MPI_Testany(2, reqs, &idx, &flag, &st));
+        CHECK(req == reqs[1]); /* a refused call leaves the handle as it was */
+
+        /* Messages (a bad message is a request error, MPI-4.1 Sec. 3.8.3). */
+        m = i < 3 ? (MPI_Message)p : freed_msg;
+        BAD(MPI_ERR_REQUEST, "MPI_Mrecv", "message", MPI_Mrecv(rbuf, 1, MPI_INT, &m, &st));
+        BAD(MPI_ERR_REQUEST, "MPI_Imrecv", "message", MPI_Imrecv(rbuf, 1, MPI_INT, &m, &req));
+
+        /* Groups. */
+        h = i < 3 ? (MPI_Group)p : freed_group;
+        BAD(MPI_ERR_GROUP, "MPI_Group_size", "group", MPI_Group_size(h, &n));
+        BAD(MPI_ERR_GROUP, "MPI_Group_rank", "group", MPI_Group_rank(h, &n));
+        BAD(MPI_ERR_GROUP, "MPI_Group_compare", "group2", MPI_Group_compare(g, h, &n));
+        BAD(MPI_ERR_GROUP, "MPI_Comm_create", "group", MPI_Comm_create(MPI_COMM_SELF, h, &newcomm));
+        BAD(MPI_ERR_GROUP, "MPI_Group_free", "group", MPI_Group_free(&h));
+
+        /* Ops. */
+        o = i < 3 ? (MPI_Op)p : freed_op;
+        BAD(MPI_ERR_OP, "MPI_Allreduce", "op",
+            MPI_Allreduce(buf, rbuf, 1, MPI_INT, o, MPI_COMM_SELF));
+        BAD(MPI_ERR_OP, "MPI_Reduce_local", "op", MPI_Reduce_local(buf, rbuf, 1, MPI_INT, o));
+        BAD(MPI_ERR_OP, "MPI_Op_commutative", "op", MPI_Op_commutative(o, &n));
+        BAD(MPI_ERR_OP, "MPI_Op_free", "op", MPI_Op_free(&o));
+
+        /* Datatypes. */
+        t = i < 3 ? (MPI_Datatype)p : freed_type;
+        BAD(MPI_ERR_TYPE, "MPI_Send", "datatype", MPI_Send(buf, 1, t, peer, 0, MPI_COMM_WORLD));
+        BAD(MPI_ERR_TYPE, "MPI_Type_size", "datatype", MPI_Type_size(t, &n));
+        BAD(MPI_ERR_TYPE, "MPI_Type_commit", "datatype", MPI_Type_commit(&t));
+        BAD(MPI_ERR_TYPE, "MPI_Type_free", "datatype", MPI_Type_free(&t));
+
+        /* Error handlers. */
+        e = i < 3 ? (MPI_Errhandler)p : freed_eh;
+        BAD(MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler", "errhandler",
+            MPI_Comm_set_errhandler(MPI_COMM_SELF, e));
+        BAD(MPI_ERR_ERRHANDLER, "MPI_Errhandler_free", "errhandler", MPI_Errhandler_free(&e));
+
+        /* Communicators (a freed one is in test_table). */
+        if (i < 3) {
+            BAD(MPI_ERR_COMM, "MPI_Send", "comm", MPI_Send(buf, 1, MPI_INT, peer, 0, (MPI_Comm)p));
+            BAD(MPI_ERR_COMM, "MPI_Comm_size", "comm", MPI_Comm_size((MPI_Comm)p, &n));
+        }
+    }
+    /* Inside a live request, not at its start. */
+    req = (MPI_Request)(void *)((char *)live + 8);
+    BAD(MPI_ERR_REQUEST, "MPI_Wait", "request", MPI_Wait(&req, &st));
+    req = (MPI_Request)(void *)((char *)live + sizeof(void *) * 3);
+    BAD(MPI_ERR_REQUEST, "MPI_Test", "request", MPI_Test(&req, &flag, &st));
+
+    /* The live objects were not disturbed. */
+    CHECK(MPI_Test(&live, &flag, &st) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Cancel(&live) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&live, &st) == MPI_SUCCESS && live == MPI_REQUEST_NULL);
+    CHECK(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && flag);
+    CHECK(MPI_Group_size(g, &n) == MPI_SUCCESS && n == size);
+    CHECK(MPI_Group_free(&g) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+    still_works("made-up and freed handles");
+    if (rank == 0)
+        printf("errors: made-up and freed handles of every kind refused\n");
+}
+
 /* A user handler records what it was called with. */
 static MPI_Comm seen_comm;
 static int seen_code, seen_calls;
@@ -417,6 +550,8 @@ int main(int argc, char **argv)
         FAIL("needs 2 or more ranks");
 
     test_table();
+    MPI_Barrier(MPI_COMM_WORLD);
+    test_bad_handles();
     MPI_Barrier(MPI_COMM_WORLD);
     test_user_handler();
     test_add_error();

@@ -1,6 +1,7 @@
 #!/bin/sh
 # MPI error handling (test/integration/errors.c): the table of bad calls under
-# MPI_ERRORS_RETURN (class and message of each, then a real exchange), user error handlers and
+# MPI_ERRORS_RETURN (class and message of each, then a real exchange), made-up and freed handles
+# of every kind (refused with the kind's class, never followed), user error handlers and
 # MPI_Add_error_class/code/string at 2 and 3 ranks; a bad call under MPI_ERRORS_ARE_FATAL ends
 # the job quickly with one message naming the call, argument, value and rank; calls before
 # MPI_Init and after MPI_Finalize fail with a clear message, while the calls allowed then work.
@@ -13,7 +14,8 @@ failed() { echo "FAIL: $1"; printf '%s\n' "$2" | tail -n 40; fail=1; }
 for n in 2 3; do
     out=$(VBT_LOG=debug timeout 120 "$MPIRUN" -n $n "$prog" all 2>&1)
     rc=$?
-    { [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q "errors: all passed ($n ranks)"; } ||
+    { [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q "errors: all passed ($n ranks)" &&
+        printf '%s\n' "$out" | grep -q "errors: made-up and freed handles"; } ||
         failed "errors at $n ranks (exit $rc)" "$out"
     printf '%s\n' "$out" | grep '^errors: [0-9]* bad calls'
 done
