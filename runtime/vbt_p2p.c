@@ -57,6 +57,7 @@
  * alike) that the receiver unpacks at each piece's offset. Messages to oneself are delivered
  * as fragments packed the same way. */
 #include "vbt_p2p.h"
+#include "vbt_p2p_wire.h"
 #include "vbt_bsend.h"
 #include "vbt_compiler.h"
 #include "vbt_config.h"
@@ -121,7 +122,7 @@ static inline const void *send_bytes(const vbt_request_t *req, size_t offset, si
     return p2p.scratch;
 }
 
-static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len);
+static void deliver(int src_world, const vbt_p2p_msg_t *m);
 
 /* ---- buffers for unexpected messages --------------------------------------------------------- */
 
@@ -263,10 +264,10 @@ static vbt_status_t push(vbt_request_t *req)
         rts.hdr.flags = tl->kind == VBT_TL_SHM ? VBT_P2P_F_SHM : 0;
         if (req->dtype != NULL)
             rts.hdr.flags |= VBT_P2P_F_NONCONTIG;
-        rts.hdr.id = (uint64_t)(uintptr_t)req;
+        rts.hdr.id = vbt_request_id(req);
         return tl->send(req->peer_world, &rts, sizeof(rts), NULL, 0);
     }
-    hdr.id = (req->flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0;
+    hdr.id = (req->flags & VBT_REQF_SYNC) ? vbt_request_id(req) : 0;
     max_payload = tl->max_send - sizeof(hdr);
     do {
         size_t chunk = req->bytes - req->offset;
@@ -353,8 +354,9 @@ static void send_ack(int dest_world, uint64_t ack_id)
     vbt_request_t *ctrl;
 
     if (dest_world == p2p.my_world) {
-        vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .id = ack_id};
-        deliver(dest_world, &hdr, NULL, 0);
+        vbt_p2p_msg_t m = {
+            .hdr = {.version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .id = ack_id}};
+        deliver(dest_world, &m);
         return;
     }
     ctrl = ctrl_new(dest_world, VBT_P2P_ACK, ack_id);
@@ -451,16 +453,18 @@ static void put_progress(void)
     }
 }
 
-static void deliver_cts(int src_world, const vbt_p2p_cts_t *cts)
+static void deliver_cts(int src_world, const vbt_p2p_msg_t *cts)
 {
-    vbt_request_t *req = (vbt_request_t *)(uintptr_t)cts->hdr.id;
+    vbt_request_t *req = vbt_request_from_id(cts->hdr.id);
 
-    /* The id is our own pointer, echoed back: check it before trusting it. */
-    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
+    /* The id is our own request's, echoed back: it must name a rendezvous send to this peer
+     * still waiting for its CTS, and grant no more than that send has. */
+    if (unlikely(req == NULL || req->kind != VBT_REQ_SEND ||
                  (req->flags & (VBT_REQF_RNDV | VBT_REQF_CTS)) != VBT_REQF_RNDV ||
                  req->peer_world != src_world || cts->hdr.len > req->bytes)) {
-        vbt_error("dropped a clear-to-send from rank %d for an unknown rendezvous (%llu bytes)",
-                  src_world, (unsigned long long)cts->hdr.len);
+        vbt_error("dropped a clear-to-send from rank %d: field id 0x%llx or len %llu names no "
+                  "rendezvous send to it waiting for one",
+                  src_world, (unsigned long long)cts->hdr.id, (unsigned long long)cts->hdr.len);
         return;
     }
     /* Matched: a synchronous send needs no other acknowledgement. */
@@ -495,7 +499,8 @@ static void self_send_dt(vbt_request_t *req, vbt_p2p_hdr_t *hdr)
             hdr->type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
         else
             hdr->type = VBT_P2P_FRAG;
-        deliver(p2p.my_world, hdr, send_bytes(req, offset, chunk), chunk);
+        vbt_p2p_msg_t m = {.hdr = *hdr, .payload = send_bytes(req, offset, chunk), .len = chunk};
+        deliver(p2p.my_world, &m);
         offset += chunk;
     } while (offset < req->bytes && p2p.failed == VBT_OK);
 }
@@ -540,17 +545,19 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
     req->peer_world = vbt_comm_world_rank(comm, dest);
     if (req->peer_world == p2p.my_world) {
         /* To ourselves: straight into the matching engine, no NIC. */
-        vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION,
-                             .type = VBT_P2P_EAGER,
-                             .context_id = req->context_id,
-                             .src = comm->rank,
-                             .tag = tag,
-                             .len = bytes,
-                             .id = (flags & VBT_REQF_SYNC) ? (uint64_t)(uintptr_t)req : 0};
+        vbt_p2p_msg_t m = {.hdr = {.version = VBT_P2P_WIRE_VERSION,
+                                   .type = VBT_P2P_EAGER,
+                                   .context_id = req->context_id,
+                                   .src = comm->rank,
+                                   .tag = tag,
+                                   .len = bytes,
+                                   .id = (flags & VBT_REQF_SYNC) ? vbt_request_id(req) : 0},
+                           .payload = buf,
+                           .len = bytes};
         if (unlikely(dtype != NULL))
-            self_send_dt(req, &hdr);
+            self_send_dt(req, &m.hdr);
         else
-            deliver(p2p.my_world, &hdr, buf, bytes);
+            deliver(p2p.my_world, &m);
         if (unlikely(p2p.failed != VBT_OK))
             return p2p.failed;
         /* Only now: a synchronous self-send whose ack came back inside deliver() must complete
@@ -609,6 +616,28 @@ static void copy_clipped(vbt_request_t *req, size_t offset, const void *data, si
         vbt_dtype_unpack(req->dtype, req->buf, req->dcount, offset, data, len);
 }
 
+/* Is hdr->src, the sender's rank in comm as it claims, the world rank the transport says sent
+ * it? A communicator still being created (a placeholder, vbt_comm_early_context) has no ranks
+ * yet to check against. */
+static inline int src_is_sender(const vbt_comm_t *comm, const vbt_p2p_hdr_t *hdr, int src_world)
+{
+    return comm->world_ranks == NULL || ((uint32_t)hdr->src < (uint32_t)comm->size &&
+                                         vbt_comm_world_rank(comm, hdr->src) == src_world);
+}
+
+__attribute__((noinline, cold)) static void bad_envelope(int src_world, const vbt_comm_t *comm,
+                                                         const vbt_p2p_hdr_t *hdr)
+{
+    if (comm == NULL)
+        vbt_error("dropped a message (type %u) from rank %d: field context_id %u names no "
+                  "communicator",
+                  hdr->type, src_world, (unsigned)hdr->context_id);
+    else
+        vbt_error("dropped a message (type %u) from rank %d: field src %d is not its rank in "
+                  "communicator %u",
+                  hdr->type, src_world, (int)hdr->src, (unsigned)hdr->context_id);
+}
+
 static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
 {
     vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
@@ -616,10 +645,16 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
     vbt_request_t *req;
     vbt_unexp_t *u;
 
-    if (unlikely(comm == NULL || len > hdr->len ||
-                 (hdr->type == VBT_P2P_EAGER && len != hdr->len))) {
-        vbt_error("dropped a malformed message from rank %d (context %u, %zu of %llu bytes)",
-                  src_world, (unsigned)hdr->context_id, len, (unsigned long long)hdr->len);
+    if (unlikely(comm == NULL || !src_is_sender(comm, hdr, src_world))) {
+        bad_envelope(src_world, comm, hdr);
+        return;
+    }
+    /* A sender hands a fragmented message's pieces to the transport back to back, so no new
+     * message can start before its last FRAG (which would leave a receive hanging). */
+    if (unlikely(p2p.frag[src_world].req != NULL || p2p.frag[src_world].unexp != NULL)) {
+        vbt_error("dropped a message from rank %d: it started before its previous message's "
+                  "fragments (%zu of %zu bytes) were complete",
+                  src_world, p2p.frag[src_world].received, p2p.frag[src_world].total);
         return;
     }
     q = &comm->match[hdr->context_id & 1];
@@ -660,7 +695,9 @@ static void deliver_frag(int src_world, const void *payload, size_t len)
     vbt_frag_state_t *f = &p2p.frag[src_world];
 
     if (unlikely((f->req == NULL && f->unexp == NULL) || len > f->total - f->received)) {
-        vbt_error("dropped an unexpected fragment of %zu bytes from rank %d", len, src_world);
+        vbt_error("dropped a fragment of %zu bytes from rank %d: no fragmented message from it "
+                  "is in progress, or it goes past that message's length",
+                  len, src_world);
         return;
     }
     if (f->req != NULL)
@@ -722,6 +759,7 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
     recv_fill(req, rts->src, rts->tag, rts->len);
     req->flags |= VBT_REQF_RNDV;
     req->offset = 0;
+    req->peer_world = rts->src_world; /* only that rank may send its RDATA or FIN */
     if (stream) {
         /* Pieces, unpacked as they come: nothing to register or read. */
     } else if (rts->flags & VBT_P2P_F_SHM) {
@@ -754,7 +792,7 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
     if (unlikely(cts == NULL))
         return;
     cts->bytes = granted;
-    cts->remote_id = (uint64_t)(uintptr_t)req;
+    cts->remote_id = vbt_request_id(req);
     cts->remote_addr = (uint64_t)(uintptr_t)req->buf;
     cts->rkey = req->mem != NULL ? vbt_ib_mem_rkey(req->mem) : 0;
     cts->wire_flags = stream ? VBT_P2P_F_STREAM : 0;
@@ -764,8 +802,9 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
         vbt_p2p_request_done(req);
 }
 
-static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+static void deliver_rts(int src_world, const vbt_p2p_msg_t *m)
 {
+    const vbt_p2p_hdr_t *hdr = &m->hdr;
     vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
     vbt_match_queue_t *q;
     vbt_request_t *req;
@@ -775,14 +814,13 @@ static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr, const void *pay
                           .tag = hdr->tag,
                           .len = hdr->len,
                           .sender_id = hdr->id,
+                          .addr = m->addr,
                           .flags = hdr->flags};
 
-    if (unlikely(comm == NULL || hdr->id == 0 || len < sizeof(rts.addr))) {
-        vbt_error("dropped a malformed ready-to-send from rank %d (context %u, %llu bytes)",
-                  src_world, (unsigned)hdr->context_id, (unsigned long long)hdr->len);
+    if (unlikely(comm == NULL || !src_is_sender(comm, hdr, src_world))) {
+        bad_envelope(src_world, comm, hdr);
         return;
     }
-    memcpy(&rts.addr, payload, sizeof(rts.addr));
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
@@ -810,15 +848,22 @@ static void deliver_rts(int src_world, const vbt_p2p_hdr_t *hdr, const void *pay
  * matched receive. */
 static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
 {
-    vbt_request_t *req = (vbt_request_t *)(uintptr_t)hdr->id;
+    vbt_request_t *req = vbt_request_from_id(hdr->id);
 
-    /* The id is our own pointer, echoed back: check it before trusting it. Pieces of one
-     * message come in order from one sender, so each must start where the last one ended. */
-    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_RECV ||
-                 !(req->flags & VBT_REQF_RNDV) || req->complete || hdr->len != req->offset ||
-                 len > req->status_bytes - req->offset)) {
-        vbt_error("dropped %zu bytes of rendezvous data from rank %d for an unknown receive", len,
-                  src_world);
+    /* The id is our own request's, echoed back: it must name a matched rendezvous receive from
+     * this peer. Pieces of one message come in order from one sender, so each must start where
+     * the last one ended, and none may go past the bytes granted. */
+    if (unlikely(req == NULL || req->kind != VBT_REQ_RECV || !(req->flags & VBT_REQF_RNDV) ||
+                 req->complete || req->peer_world != src_world)) {
+        vbt_error("dropped %zu bytes of rendezvous data from rank %d: field id 0x%llx names no "
+                  "rendezvous receive from it",
+                  len, src_world, (unsigned long long)hdr->id);
+        return;
+    }
+    if (unlikely(hdr->len != req->offset || len > req->status_bytes - req->offset)) {
+        vbt_error("dropped %zu bytes of rendezvous data from rank %d: field len (offset %llu) is "
+                  "not where the last piece ended (%zu of %zu bytes)",
+                  len, src_world, (unsigned long long)hdr->len, req->offset, req->status_bytes);
         return;
     }
     copy_clipped(req, req->offset, payload, len);
@@ -830,12 +875,14 @@ static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
 /* The receiver has read a rendezvous message out of our buffer: the send is complete. */
 static void deliver_done(int src_world, uint64_t id)
 {
-    vbt_request_t *req = (vbt_request_t *)(uintptr_t)id;
+    vbt_request_t *req = vbt_request_from_id(id);
 
-    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
+    if (unlikely(req == NULL || req->kind != VBT_REQ_SEND ||
                  (req->flags & (VBT_REQF_RNDV | VBT_REQF_CTS)) != VBT_REQF_RNDV ||
                  req->peer_world != src_world)) {
-        vbt_error("dropped a rendezvous DONE from rank %d for an unknown send", src_world);
+        vbt_error("dropped a rendezvous DONE from rank %d: field id 0x%llx names no rendezvous "
+                  "send to it",
+                  src_world, (unsigned long long)id);
         return;
     }
     req->flags |= VBT_REQF_CTS | VBT_REQF_ACKED;
@@ -844,11 +891,13 @@ static void deliver_done(int src_world, uint64_t id)
 
 static void deliver_fin(int src_world, uint64_t id)
 {
-    vbt_request_t *req = (vbt_request_t *)(uintptr_t)id;
+    vbt_request_t *req = vbt_request_from_id(id);
 
-    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_RECV ||
-                 !(req->flags & VBT_REQF_RNDV) || req->complete)) {
-        vbt_error("dropped a rendezvous FIN from rank %d for an unknown receive", src_world);
+    if (unlikely(req == NULL || req->kind != VBT_REQ_RECV || !(req->flags & VBT_REQF_RNDV) ||
+                 req->complete || req->peer_world != src_world)) {
+        vbt_error("dropped a rendezvous FIN from rank %d: field id 0x%llx names no rendezvous "
+                  "receive from it",
+                  src_world, (unsigned long long)id);
         return;
     }
     if (req->mem != NULL) {
@@ -858,78 +907,87 @@ static void deliver_fin(int src_world, uint64_t id)
     vbt_p2p_request_done(req);
 }
 
-static void deliver_ack(uint64_t ack_id)
+static void deliver_ack(int src_world, uint64_t ack_id)
 {
-    vbt_request_t *req = (vbt_request_t *)(uintptr_t)ack_id;
+    vbt_request_t *req = vbt_request_from_id(ack_id);
 
-    /* The id is our own pointer, echoed back: check it before trusting it. */
-    if (unlikely(req == NULL || req->magic != VBT_REQUEST_MAGIC || req->kind != VBT_REQ_SEND ||
-                 !(req->flags & VBT_REQF_SYNC))) {
-        vbt_error("dropped an acknowledgement for an unknown synchronous send");
+    /* The id is our own request's, echoed back: it must name a synchronous send to this peer. */
+    if (unlikely(req == NULL || req->kind != VBT_REQ_SEND || !(req->flags & VBT_REQF_SYNC) ||
+                 req->peer_world != src_world)) {
+        vbt_error("dropped an acknowledgement from rank %d: field id 0x%llx names no synchronous "
+                  "send to it",
+                  src_world, (unsigned long long)ack_id);
         return;
     }
     req->flags |= VBT_REQF_ACKED;
     send_maybe_done(req);
 }
 
-static void deliver(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+/* A message from src_world: decoded and checked by vbt_p2p_decode (or made by ourselves). */
+static void deliver(int src_world, const vbt_p2p_msg_t *m)
 {
-    if (unlikely(hdr->version != VBT_P2P_WIRE_VERSION)) {
-        vbt_error("dropped a message from rank %d with wire version %u (this library speaks "
-                  "%u): are all ranks running the same Verbatim?",
-                  src_world, hdr->version, VBT_P2P_WIRE_VERSION);
-        return;
-    }
+    const vbt_p2p_hdr_t *hdr = &m->hdr;
+
     switch (hdr->type) {
     case VBT_P2P_EAGER:
     case VBT_P2P_FRAG_FIRST:
-        deliver_first(src_world, hdr, payload, len);
+        deliver_first(src_world, hdr, m->payload, m->len);
         break;
     case VBT_P2P_FRAG:
-        deliver_frag(src_world, payload, len);
+        deliver_frag(src_world, m->payload, m->len);
         break;
     case VBT_P2P_ACK:
-        deliver_ack(hdr->id);
+        deliver_ack(src_world, hdr->id);
         break;
     case VBT_P2P_RTS:
-        deliver_rts(src_world, hdr, payload, len);
+        deliver_rts(src_world, m);
         break;
     case VBT_P2P_RDATA:
-        deliver_rdata(src_world, hdr, payload, len);
+        deliver_rdata(src_world, hdr, m->payload, m->len);
         break;
     case VBT_P2P_DONE:
         deliver_done(src_world, hdr->id);
         break;
-    case VBT_P2P_CTS: {
-        vbt_p2p_cts_t cts;
-        if (unlikely(len < sizeof(cts) - sizeof(*hdr))) {
-            vbt_error("dropped a short clear-to-send (%zu bytes) from rank %d", len, src_world);
-            break;
-        }
-        cts.hdr = *hdr;
-        memcpy((char *)&cts + sizeof(*hdr), payload, sizeof(cts) - sizeof(*hdr));
-        deliver_cts(src_world, &cts);
+    case VBT_P2P_CTS:
+        deliver_cts(src_world, m);
         break;
-    }
     case VBT_P2P_FIN:
         deliver_fin(src_world, hdr->id);
         break;
-    default:
-        vbt_error("dropped a message of unknown type %u from rank %d", hdr->type, src_world);
     }
+}
+
+__attribute__((noinline, cold)) static void malformed(int src_world, const void *data, size_t len,
+                                                      const char *field)
+{
+    uint8_t version = len >= 1 ? ((const uint8_t *)data)[0] : 0;
+    uint8_t type = len >= 2 ? ((const uint8_t *)data)[1] : 0;
+
+    if (len >= 1 && version != VBT_P2P_WIRE_VERSION)
+        vbt_error("dropped a message from rank %d with wire version %u (this library speaks "
+                  "%u): are all ranks running the same Verbatim?",
+                  src_world, version, VBT_P2P_WIRE_VERSION);
+    else
+        vbt_error("dropped a malformed message from rank %d (type %u, %zu bytes): bad %s",
+                  src_world, type, len, field);
 }
 
 /* The transport's upcall for every arrived message. */
 static void recv_cb(int src_world, const void *data, size_t len)
 {
-    vbt_p2p_hdr_t hdr;
+    vbt_p2p_msg_t m;
+    const char *bad;
 
-    if (unlikely(len < sizeof(hdr) || src_world < 0 || src_world >= p2p.world_size)) {
-        vbt_error("dropped a runt message of %zu bytes from rank %d", len, src_world);
+    if (unlikely(src_world < 0 || src_world >= p2p.world_size)) {
+        vbt_error("dropped a message of %zu bytes from unknown rank %d", len, src_world);
         return;
     }
-    memcpy(&hdr, data, sizeof(hdr)); /* the payload is not aligned for the header's fields */
-    deliver(src_world, &hdr, (const char *)data + sizeof(hdr), len - sizeof(hdr));
+    bad = vbt_p2p_decode(data, len, &m);
+    if (unlikely(bad != NULL)) {
+        malformed(src_world, data, len, bad);
+        return;
+    }
+    deliver(src_world, &m);
 }
 
 /* Take an unexpected message into a receive: copy what has arrived, and if more fragments are

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Set up a fresh Debian 12 machine for Verbatim and build it: install the Debian packages
-# (build dependencies, valgrind for test/integration/sanitizers.sh, the Soft-RoCE VM's, Slurm
+# (build dependencies, valgrind for test/integration/sanitizers.sh, clang and its libFuzzer
+# runtime for test/integration/fuzz.sh, the Soft-RoCE VM's, Slurm
 # and munge for the Slurm test), then autogen, configure, make and make install into ./build and
 # ./install. Run as root (it calls apt-get).
 # Safe to run again.
@@ -10,7 +11,7 @@ top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config
   libibverbs-dev rdma-core ibverbs-providers ibverbs-utils perftest
-  libhwloc-dev libpmix-dev check valgrind
+  libhwloc-dev libpmix-dev check valgrind clang libclang-rt-dev
   qemu-system-x86 linux-image-amd64 busybox-static iproute2 kmod cpio
   slurm-wlm slurm-wlm-basic-plugins munge"
 

@@ -29,6 +29,7 @@
  * work requests carry VBT_IB_WRID_UD, so the receive fast path gains one unlikely branch. */
 #include "vbt_config.h"
 #include "vbt_ib_int.h"
+#include "vbt_ib_wire.h"
 #include "vbt_log.h"
 
 #include <limits.h>
@@ -396,34 +397,25 @@ static void on_rep(int src, const vbt_ib_cm_msg_t *m)
     vbt_ib_cm_peer_ready(src);
 }
 
-/* Is this message one we may act on? Every field the peer chose is checked. */
-static int msg_valid(const vbt_ib_ctx_t *c, const struct ibv_wc *wc, const vbt_ib_cm_msg_t *m)
+/* Is this message one we may act on? Every field the peer chose is checked
+ * (vbt_ib_cm_msg_check); 1 with *m_p filled in, else 0 and the message was logged. */
+static int msg_valid(const vbt_ib_ctx_t *c, const struct ibv_wc *wc, const char *buf,
+                     vbt_ib_cm_msg_t *m_p)
 {
-    const char *why = NULL;
+    const vbt_ib_cm_limits_t lim = {.world_size = (uint32_t)c->size,
+                                    .rank = (uint32_t)c->rank,
+                                    .eager_limit = (uint32_t)c->max_send,
+                                    .use_grh = c->choice.gid_index >= 0};
+    size_t len = wc->byte_len > VBT_IB_UD_GRH ? wc->byte_len - VBT_IB_UD_GRH : 0;
+    const char *why = vbt_ib_cm_msg_check(buf, len, &lim, m_p);
+    const vbt_ib_cm_msg_t *m = (const vbt_ib_cm_msg_t *)buf;
 
-    if (wc->byte_len != VBT_IB_UD_GRH + sizeof(*m))
-        why = "wrong length";
-    else if (m->version != VBT_IB_CM_VERSION)
-        why = "unknown version";
-    else if (m->type != VBT_IB_CM_REQ && m->type != VBT_IB_CM_REP)
-        why = "unknown type";
-    else if (m->src >= (uint32_t)c->size || m->src == (uint32_t)c->rank)
-        why = "no such peer rank";
-    else if (m->eager_limit != c->max_send)
-        why = "different VBT_EAGER_LIMIT";
-    else if (m->use_grh != (c->choice.gid_index >= 0))
-        why = "different addressing (GID or LID)";
-    else if (m->active_mtu < IBV_MTU_256 || m->active_mtu > IBV_MTU_4096)
-        why = "invalid MTU";
-    else if ((m->qpn & 0xff000000u) != 0 || m->qpn == 0 || (m->psn & 0xff000000u) != 0)
-        why = "invalid QP number or PSN";
     if (why == NULL)
         return 1;
     vbt_warn("dropped a malformed connection message (%u bytes from UD QP 0x%x, version %u, "
-             "type %u, rank %u): %s; do all ranks run the same Verbatim?",
-             wc->byte_len, wc->src_qp, wc->byte_len > VBT_IB_UD_GRH ? m->version : 0,
-             wc->byte_len > VBT_IB_UD_GRH + 1 ? m->type : 0,
-             wc->byte_len >= VBT_IB_UD_GRH + 12 ? m->src : 0, why);
+             "type %u, rank %u): bad %s; do all ranks run the same Verbatim?",
+             wc->byte_len, wc->src_qp, len >= 1 ? m->version : 0, len >= 2 ? m->type : 0,
+             len >= 12 ? m->src : 0, why);
     return 0;
 }
 
@@ -431,7 +423,7 @@ int vbt_ib_cm_completion(const struct ibv_wc *wc)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     uint32_t idx = (uint32_t)(wc->wr_id & 0xffff);
-    const vbt_ib_cm_msg_t *m;
+    vbt_ib_cm_msg_t m;
 
     if (!(wc->wr_id & VBT_IB_WRID_RECV)) {
         c->ud_send_free |= 1u << idx;
@@ -445,12 +437,11 @@ int vbt_ib_cm_completion(const struct ibv_wc *wc)
             return 0; /* the UD QP is being destroyed */
         vbt_debug("connection manager: a UD receive failed: %s", ibv_wc_status_str(wc->status));
     } else {
-        m = (const vbt_ib_cm_msg_t *)(ud_slot(c, idx) + VBT_IB_UD_GRH);
-        if (msg_valid(c, wc, m)) {
-            if (m->type == VBT_IB_CM_REQ)
-                on_req((int)m->src, m, wc->src_qp);
+        if (msg_valid(c, wc, ud_slot(c, idx) + VBT_IB_UD_GRH, &m)) {
+            if (m.type == VBT_IB_CM_REQ)
+                on_req((int)m.src, &m, wc->src_qp);
             else
-                on_rep((int)m->src, m);
+                on_rep((int)m.src, &m);
         }
     }
     (void)ud_post_recv(idx); /* logged; one buffer fewer */

@@ -36,6 +36,7 @@
  * write(2) inside ibv_post_send: the soft device's cost, not ours). */
 #include "vbt_config.h"
 #include "vbt_ib_int.h"
+#include "vbt_ib_wire.h"
 #include "vbt_log.h"
 
 #include <fcntl.h>
@@ -682,16 +683,18 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     return VBT_ERR_PEER_FAILED;
 }
 
-static NOINLINE int bad_message(const struct ibv_wc *wc)
+/* A message that failed vbt_ib_hdr_check (field: what is wrong) or came on the wrong QP. */
+static NOINLINE int bad_message(const struct ibv_wc *wc, const char *field)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, wc->wr_id);
     int peer = peer_by_qpn(wc->qp_num);
 
-    vbt_error("malformed message from rank %d (QP 0x%x): %u bytes, header version %u type %u "
-              "source %u: do all ranks run the same Verbatim?",
-              peer, wc->qp_num, wc->byte_len, wc->byte_len >= 1 ? th->version : 0,
-              wc->byte_len >= 2 ? th->type : 0, wc->byte_len >= 8 ? th->src : 0);
+    vbt_error("malformed message from rank %d (QP 0x%x): bad %s (%u bytes, header version %u "
+              "type %u source %u credits %u): do all ranks run the same Verbatim?",
+              peer, wc->qp_num, field, wc->byte_len, wc->byte_len >= 1 ? th->version : 0,
+              wc->byte_len >= 2 ? th->type : 0, wc->byte_len >= 8 ? th->src : 0,
+              wc->byte_len >= 4 ? th->credits : 0);
     rx_recycle(c, wc->wr_id);
     if (peer >= 0) {
         peer_fail(&c->peers[peer], -1, IBV_WC_GENERAL_ERR);
@@ -981,16 +984,16 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
 /* A header that is malformed, or comes from a peer not READY: 1 to go on with the message,
  * else the status to return. The first message on a QP in RTS proves the peer's QP is past
  * RTR: the connection is ready. */
-static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
+static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc, const char *bad,
+                               const vbt_ib_hdr_t *th)
 {
-    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, wc->wr_id);
-    uint32_t src = th->src;
+    uint32_t src;
 
-    if (wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
-        src >= (uint32_t)c->size || c->peers[src].qp == NULL ||
-        c->peers[src].qp->qp_num != wc->qp_num || th->type < VBT_IB_MSG_DATA ||
-        th->type > VBT_IB_MSG_FIN)
-        return bad_message(wc);
+    if (bad != NULL)
+        return bad_message(wc, bad);
+    src = th->src;
+    if (c->peers[src].qp == NULL || c->peers[src].qp->qp_num != wc->qp_num)
+        return bad_message(wc, "src (not the rank connected to this QP)");
     if (c->peers[src].state == VBT_IB_PEER_RTS)
         vbt_ib_cm_peer_ready((int)src);
     return 1;
@@ -1001,28 +1004,33 @@ static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
 {
     const vbt_ib_rx_chunk_t *ch = rx_chunk_of(c, wc->wr_id);
     char *buf = ch->base + (size_t)(uint32_t)wc->wr_id * c->stride;
-    const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)buf;
-    uint32_t src = th->src;
+    const vbt_ib_hdr_limits_t lim = {.world_size = (uint32_t)c->size,
+                                     .credits_max = (uint32_t)c->credits_max};
+    vbt_ib_hdr_t th;
+    const char *bad = vbt_ib_hdr_check(buf, wc->byte_len, &lim, &th);
+    uint32_t src;
     uint32_t k;
 
-    if (unlikely(wc->byte_len < sizeof(*th) || th->version != VBT_IB_WIRE_VERSION ||
-                 src >= (uint32_t)c->size || c->peers[src].qp == NULL ||
-                 c->peers[src].qp->qp_num != wc->qp_num || th->type < VBT_IB_MSG_DATA ||
-                 th->type > VBT_IB_MSG_FIN || c->peers[src].state != VBT_IB_PEER_READY)) {
-        int st = rx_unusual(c, wc);
+    /* Everything the peer wrote is checked (vbt_ib_wire.h), and the rank it names must be the
+     * one connected to the QP the message came on. */
+    if (unlikely(bad != NULL || c->peers[th.src].qp == NULL ||
+                 c->peers[th.src].qp->qp_num != wc->qp_num ||
+                 c->peers[th.src].state != VBT_IB_PEER_READY)) {
+        int st = rx_unusual(c, wc, bad, &th);
         if (st != 1)
             return st;
     }
+    src = th.src;
     k = c->rx_batch++;
     c->rx_wr[k].wr_id = wc->wr_id;
     c->rx_sge[k].addr = (uintptr_t)buf;
     c->rx_sge[k].lkey = ch->lkey;
     c->rx_src[k] = (int)src;
-    c->rx_credits[k] = th->credits;
-    c->rx_is_data[k] = th->type == VBT_IB_MSG_DATA;
-    if (likely(th->type == VBT_IB_MSG_DATA))
-        c->recv_cb((int)src, buf + sizeof(*th), wc->byte_len - sizeof(*th));
-    else if (th->type == VBT_IB_MSG_FIN)
+    c->rx_credits[k] = th.credits;
+    c->rx_is_data[k] = th.type == VBT_IB_MSG_DATA;
+    if (likely(th.type == VBT_IB_MSG_DATA))
+        c->recv_cb((int)src, buf + sizeof(th), wc->byte_len - sizeof(th));
+    else if (th.type == VBT_IB_MSG_FIN)
         c->peers[src].fin_received = 1;
     return 0;
 }

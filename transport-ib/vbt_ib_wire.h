@@ -1,0 +1,94 @@
+/* Decoding what a peer wrote into our receive buffers: the transport header of every RC SEND
+ * (vbt_ib_hdr_t) and the connection manager's REQ/REP (vbt_ib_cm_msg_t). Pure functions of the
+ * bytes and of the few facts of ours they are checked against, so the data path and the fuzz
+ * targets (test/fuzz/) run the same checks. Each returns NULL for a message that fits, else the
+ * field that does not, as words for the one error message its caller prints. What needs the
+ * transport's state (the QP the message came on is the one connected to that rank, the rank's
+ * connection state) is checked by the callers. */
+#ifndef VBT_IB_WIRE_H
+#define VBT_IB_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vbt_ib_int.h"
+
+/* What a message on an RC QP is checked against. */
+typedef struct {
+    uint32_t world_size;
+    uint32_t credits_max; /* a sender never has more than one window unreturned */
+} vbt_ib_hdr_limits_t;
+
+/* The transport header at the start of the len bytes of an RC receive. Fast path: on a
+ * well-formed DATA message, a load and four compares. */
+static inline const char *vbt_ib_hdr_check(const void *buf, size_t len,
+                                           const vbt_ib_hdr_limits_t *lim, vbt_ib_hdr_t *hdr_p)
+{
+    vbt_ib_hdr_t h;
+
+    if (unlikely(len < sizeof(h)))
+        return "length (shorter than the header)";
+    memcpy(&h, buf, sizeof(h));
+    if (unlikely(h.version != VBT_IB_WIRE_VERSION))
+        return "version";
+    if (unlikely(h.src >= lim->world_size))
+        return "src (no such rank)";
+    if (unlikely(h.credits > lim->credits_max))
+        return "credits (more than one window)";
+    if (likely(h.type == VBT_IB_MSG_DATA)) {
+        if (unlikely(len == sizeof(h)))
+            return "length (a data message without data)";
+    } else if (h.type == VBT_IB_MSG_CREDIT || h.type == VBT_IB_MSG_FIN) {
+        if (unlikely(len != sizeof(h)))
+            return "length (a control message with data)";
+    } else {
+        return "type";
+    }
+    *hdr_p = h;
+    return NULL;
+}
+
+/* What a REQ or REP is checked against: ours. */
+typedef struct {
+    uint32_t world_size;
+    uint32_t rank;
+    uint32_t eager_limit; /* our max_send: both sides must size receive buffers alike */
+    int use_grh;          /* we address by GID (RoCE, VBT_IB_GID_INDEX), not LID */
+} vbt_ib_cm_limits_t;
+
+/* A connection manager message: len bytes after the GRH room of a UD receive. Every field the
+ * peer chose is checked; the GID is any 16 bytes (ibv_create_ah checks it). */
+static inline const char *vbt_ib_cm_msg_check(const void *buf, size_t len,
+                                              const vbt_ib_cm_limits_t *lim, vbt_ib_cm_msg_t *msg_p)
+{
+    vbt_ib_cm_msg_t m;
+
+    if (len != sizeof(m))
+        return "length";
+    memcpy(&m, buf, sizeof(m));
+    if (m.version != VBT_IB_CM_VERSION)
+        return "version";
+    if (m.type != VBT_IB_CM_REQ && m.type != VBT_IB_CM_REP)
+        return "type";
+    if (m.src >= lim->world_size || m.src == lim->rank)
+        return "src (no such peer rank)";
+    if (m.eager_limit != lim->eager_limit)
+        return "eager_limit (a different VBT_EAGER_LIMIT)";
+    if (m.use_grh != (lim->use_grh != 0))
+        return "use_grh (different addressing: GID or LID)";
+    if (m.active_mtu < IBV_MTU_256 || m.active_mtu > IBV_MTU_4096)
+        return "active_mtu";
+    if ((m.qpn & 0xff000000u) != 0 || m.qpn == 0)
+        return "qpn (not a 24-bit QP number)";
+    if ((m.psn & 0xff000000u) != 0)
+        return "psn (not 24 bits)";
+    /* Without a GRH the LID is the address: a unicast LID (1 to 0xbfff; 0 is reserved, above
+     * is multicast and the permissive LID). */
+    if (!m.use_grh && (m.lid == 0 || m.lid > 0xbfff))
+        return "lid (not a unicast LID)";
+    *msg_p = m;
+    return NULL;
+}
+
+#endif
