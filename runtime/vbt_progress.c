@@ -20,8 +20,9 @@ static vbt_progress_mode_t mode = VBT_PROGRESS_HYBRID;
  * ~50 us when waiting ranks slept at once, ~15 us with this. A wait this long is not short. */
 #define VBT_YIELD_NS (1000 * 1000ull)
 
-/* How often a spinning wait looks whether a local peer died (vbt_tl_check_peers: a clock read
- * unless 100 ms have passed): often enough to end within that, rarely enough to cost nothing. */
+/* How often a spinning wait looks whether a peer died (vbt_tl_check_peers: a clock read unless
+ * 100 ms have passed for shm, or a second for the liveness probes over ib): often enough to end
+ * within that, rarely enough to cost nothing. */
 #define VBT_LIVENESS_POLLS 4096
 
 /* A sleep's timeout bounds what a missed wake-up could cost; it is not a poll rate. */
@@ -82,7 +83,7 @@ vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
     if (likely(mode == VBT_PROGRESS_SPIN ||
                (mode == VBT_PROGRESS_HYBRID && b->idle < spin_polls))) {
         vbt_cpu_relax();
-        /* Spinning never sleeps, and sleeping is where dead local peers are noticed. */
+        /* Spinning never sleeps, and sleeping is where dead peers are noticed. */
         if (unlikely(b->idle % VBT_LIVENESS_POLLS == 0))
             return vbt_tl_check_peers();
         return VBT_OK;

@@ -174,7 +174,10 @@ int vbt_tl_uses_ib(void)
 
 vbt_status_t vbt_tl_check_peers(void)
 {
-    return vbt_tl.shm_up ? vbt_shm_check_liveness() : VBT_OK;
+    vbt_status_t status = vbt_tl.ib_up ? vbt_ib_check_liveness() : VBT_OK;
+    vbt_status_t st = vbt_tl.shm_up ? vbt_shm_check_liveness() : VBT_OK;
+
+    return status != VBT_OK ? status : st;
 }
 
 vbt_status_t vbt_tl_block(int timeout_ms)
@@ -184,6 +187,11 @@ vbt_status_t vbt_tl_block(int timeout_ms)
     vbt_status_t status, st;
 
     if (vbt_tl.ib_up) {
+        /* Probes due go out before the sleep: a peer's death then wakes it (the probe's error
+         * completion raises an event like any other). */
+        status = vbt_ib_check_liveness();
+        if (status != VBT_OK)
+            return status;
         status = vbt_ib_sleep_begin(&sleep_ib);
         if (status != VBT_OK || !sleep_ib)
             return status;

@@ -88,7 +88,8 @@ static inline int vbt_tl_progress(void)
 
 /* For waits that do not sleep (vbt_tl_block checks as it sleeps): notice a local peer that
  * died, at most every 100 ms, a clock read otherwise. VBT_OK, or VBT_ERR_PEER_FAILED (logged).
- * A dead peer over ib shows up as completion errors of what we send it, not here. */
+ * Over ib it sends the liveness probes due (at most every second, vbt_ib_check_liveness): a
+ * dead peer shows up seconds later as the completion error of a probe, from progress. */
 vbt_status_t vbt_tl_check_peers(void);
 
 /* Sleep until any transport has something for us (a completion on the verbs CQ, a message or

@@ -110,6 +110,14 @@ vbt_status_t vbt_ib_sleep_end(int readable);
  * (>= 1 ms), or -1 (no limit) when no connection is being made. */
 int vbt_ib_max_sleep_ms(void);
 
+/* For a wait that found nothing to do: at most once a second (a clock read otherwise), send
+ * every connected peer that has not finalized a zero-length RDMA WRITE, so that a peer that
+ * died is noticed within seconds (vbt_ib_liveness.c): its failure then comes, logged with the
+ * rank and the likely cause, as VBT_ERR_PEER_FAILED from vbt_ib_progress. Returns
+ * VBT_ERR_PEER_FAILED (logged) for a peer that failed earlier without being reported, else
+ * VBT_OK. Peers never connected are not watched. */
+vbt_status_t vbt_ib_check_liveness(void);
+
 /* Wait (bounded) until every eager send posted so far to a connected peer is acknowledged by
  * its NIC (peers never connected, or whose side never answered, are not waited for), then
  * destroy QPs, the UD QP and its address handles, SRQ, CQ, channel, the registration cache (its

@@ -116,10 +116,10 @@ void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
     s->rx_count = n * s->rx_per_peer;
     s->rx_first = (uint32_t)s->first_peers * s->rx_per_peer;
     s->bounce_count = bounce;
-    /* Room for a window of data, the control messages, an unsignalled tail and the rendezvous
-     * WRITEs in flight. */
+    /* Room for a window of data, the control messages, an unsignalled tail, the rendezvous
+     * WRITEs in flight and one liveness probe (vbt_ib_liveness.c). */
     s->sq_depth = pow2_at_least((uint32_t)credits + VBT_IB_CTL_RESERVE + VBT_IB_SIG_EVERY +
-                                VBT_IB_PUT_WINDOW);
+                                VBT_IB_PUT_WINDOW + 1);
     s->cq_size = vbt_ib_cq_entries(s, (int)n);
     s->cq_first = vbt_ib_cq_entries(s, s->first_peers);
     s->stride = (uint32_t)((sizeof(vbt_ib_hdr_t) + eager_limit + 63) & ~(size_t)63);
@@ -524,6 +524,8 @@ static const char *op_name(int op)
         return "finalize message";
     case VBT_IB_OP_WRITE:
         return "RDMA write";
+    case VBT_IB_OP_LIVENESS:
+        return "liveness probe";
     }
     return "receive";
 }
@@ -660,7 +662,10 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
     first = p->state != VBT_IB_PEER_FAILED;
     peer_fail(p, op, wc->status);
 
-    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE) {
+    /* A failed liveness probe is what tells a waiting rank that an idle peer died
+     * (vbt_ib_liveness.c): reported like a failed send, unless the peer said goodbye. */
+    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE &&
+        (op != VBT_IB_OP_LIVENESS || !vbt_ib_liveness_failure_matters(peer))) {
         if (first)
             vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "
                       "will fail",

@@ -15,6 +15,10 @@
  *   RTS   timeout 17 (4.096 us * 2^17 = 0.54 s per try) and retry_cnt 6: a dead peer or a
  *         broken path fails after ~4 s instead of hanging, while a congested fabric is ridden
  *         out (nothing is posted before the peer's QP is known to be past RTR: vbt_ib_cm.c).
+ *         The liveness probes (vbt_ib_liveness.c) rely on this budget: a waiting rank learns
+ *         that an idle peer died ~4 s after the next probe (at most 1 s away), on rxe (which
+ *         keeps these values: 2^17 * 4.096 us, then 6 retries) as on hardware (the same
+ *         formula; an HCA that rounds the timeout up to twice it still reports in ~8 s).
  *         Not 7: Soft-RoCE (rxe, Linux 6.1) treats retry_cnt 7 as "retry forever", like
  *         rnr_retry 7, and a dead peer then hangs the sender silently (seen in the VM);
  *         rnr_retry 0: credits guarantee a posted receive, so an RNR NAK is a bug and fails at

@@ -83,10 +83,11 @@ typedef enum {
 #define VBT_IB_WRID_CHUNK_SHIFT 32
 
 typedef enum {
-    VBT_IB_OP_DATA = 0,   /* eager send */
-    VBT_IB_OP_CREDIT = 1, /* explicit credit message */
-    VBT_IB_OP_FIN = 2,    /* signalled FIN message of finalize */
-    VBT_IB_OP_WRITE = 3,  /* rendezvous RDMA WRITE */
+    VBT_IB_OP_DATA = 0,     /* eager send */
+    VBT_IB_OP_CREDIT = 1,   /* explicit credit message */
+    VBT_IB_OP_FIN = 2,      /* signalled FIN message of finalize */
+    VBT_IB_OP_WRITE = 3,    /* rendezvous RDMA WRITE */
+    VBT_IB_OP_LIVENESS = 4, /* zero-length RDMA WRITE asking an idle peer's NIC for an ACK */
 } vbt_ib_op_t;
 
 /* sq_put[] value of a WRITE that is not the last of its vbt_ib_put (no callback). */
@@ -231,6 +232,8 @@ typedef struct {
     void **sq_put;       /* per slot: a WRITE's cookie, VBT_IB_PUT_MORE, or NULL (not a WRITE) */
     uint32_t fin_seq;
     /* cold */
+    uint8_t live_posted; /* a liveness probe was posted, as WR live_seq (vbt_ib_liveness.c) */
+    uint32_t live_seq;
     uint32_t psn;    /* our initial send PSN on this QP */
     int fail_status; /* enum ibv_wc_status of the first failed WR */
     /* connection manager (vbt_ib_cm.c) */
@@ -302,6 +305,7 @@ typedef struct {
     uint32_t ud_send_free; /* bitmap of free send slots */
     int conn_pending;      /* peers with req_pending: progress checks retransmissions */
     uint64_t cm_next_at;   /* ms of the earliest retransmission due */
+    uint64_t live_at;      /* ms (monotonic) when the next liveness probes are due */
     int nconnected;        /* peers whose QP reached RTS */
     /* receive pool and CQ growth (vbt_ib_eager.c) */
     int nqps;            /* peers with a QP: each may use rx_per_peer buffers and its send CQEs */
@@ -438,6 +442,13 @@ int vbt_ib_cm_completion(const struct ibv_wc *wc) __attribute__((noinline, cold)
 void vbt_ib_cm_peer_ready(int peer) __attribute__((noinline, cold));
 /* Retransmit due REQs (called from progress while conn_pending). */
 void vbt_ib_cm_progress(void) __attribute__((noinline, cold));
+
+/* ---- vbt_ib_liveness.c: noticing that a connected peer died ----------------------------------
+ * Probes go out at most this often, only while a wait is idle. */
+#define VBT_IB_LIVENESS_MS 1000
+/* Whether a failed probe towards peer says something the user must hear (1), or is the
+ * expected end of a peer that finalized, or of our own finalize (0: logged at debug). */
+int vbt_ib_liveness_failure_matters(int peer);
 
 /* ---- vbt_ib_rndv.c ------------------------------------------------------------------------- */
 /* The registration cache (its limit: VBT_RCACHE_MAX, within what RLIMIT_MEMLOCK leaves after

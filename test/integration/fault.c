@@ -6,16 +6,21 @@
  *   pingpong   ranks 2k and 2k+1 bounce a 64-byte message (a last odd rank bounces with itself)
  *   allreduce, bcast, barrier, alltoall   that collective on MPI_COMM_WORLD; bcast's root is
  *              VICTIM, so the rank that dies is the root of a rooted collective
- *   recv       every other rank waits in MPI_Recv from VICTIM, which sends nothing
+ *   recv       every other rank waits in MPI_Recv from VICTIM, which sends nothing more after
+ *              one greeting (tag 1) to each: over verbs a peer is watched once connected, and
+ *              connections are made on first use
  * HOW is what VICTIM does after N iterations (for recv: after N ms):
  *   raise      raise(SIGKILL)
  *   exit       exit(3) without MPI_Finalize
  *   wait       print "fault: rank R pid P looping" and go on: the script kills it from outside
+ *   late       (recv only) nobody dies: VICTIM sends the awaited message after N ms, and every
+ *              rank finalizes and exits 0 (rank 0 prints "fault: ok"): a control, a long idle
+ *              wait on a live peer must not be taken for a death
  * Before raise and exit, VICTIM prints "fault: rank R dies at T" (T: CLOCK_REALTIME in ms),
  * so the script can measure how long the job took to end after the death. Payloads are
  * checked, so an exchange that goes on with wrong data fails too. MARK (ignored) lets the
- * script find the processes. The program never ends normally: nothing here calls
- * MPI_Finalize. */
+ * script find the processes. But for "late", the program never ends normally: nothing else
+ * calls MPI_Finalize. */
 #define MPITEST_NAME "fault"
 #include "mpitest.h"
 
@@ -117,16 +122,34 @@ int main(int argc, char **argv)
     CHECK(victim >= 0 && victim < size);
 
     if (strcmp(loop, "recv") == 0) {
-        int val;
+        int late = strcmp(how, "late") == 0, val;
         if (rank != victim) {
-            /* Nothing ever comes: only the victim's death may end this. */
+            MPI_Recv(&val, 1, MPI_INT, victim, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(val == victim);
+            /* Nothing ever comes (but for "late"): only the victim's death may end this. */
             MPI_Recv(&val, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            FAIL("MPI_Recv from rank %d returned, but it sent nothing", victim);
+            if (!late)
+                FAIL("MPI_Recv from rank %d returned, but it sent nothing", victim);
+            CHECK(val == victim + 1000);
+        } else {
+            for (int r = 0; r < size; r++)
+                if (r != victim)
+                    MPI_Send(&victim, 1, MPI_INT, r, 1, MPI_COMM_WORLD);
+            sleep_ms((int)n); /* let the others get to sleep in their receive */
+            if (!late) {
+                victim_step(how, 0, 0);
+                for (;;)
+                    pause();
+            }
+            val = victim + 1000;
+            for (int r = 0; r < size; r++)
+                if (r != victim)
+                    MPI_Send(&val, 1, MPI_INT, r, 0, MPI_COMM_WORLD);
         }
-        sleep_ms((int)n); /* let the others get to sleep in their receive */
-        victim_step(how, 0, 0);
-        for (;;)
-            pause();
+        MPI_Finalize();
+        if (rank == 0)
+            printf("fault: ok (%d ranks)\n", size);
+        return 0;
     }
     for (long it = 0;; it++) {
         if (rank == victim)

@@ -20,6 +20,17 @@
  *                         to all (every rank grows); every byte checked
  *   ib_transport busy     2 ranks: rank 1 sleeps 2 s before it polls at all; rank 0's first
  *                         send to it must still get through (connection request retransmitted)
+ *   ib_transport access   2 ranks: rank 0 registers a send buffer and a receive buffer the way
+ *                         a rendezvous does and gives rank 1 both keys; rank 1's RDMA WRITE
+ *                         into the receive buffer must land, its WRITE into the send buffer
+ *                         must be refused by the NIC (remote access error, reported with the
+ *                         rank, the operation and the cause) and leave the buffer untouched
+ *   ib_transport idle     2 ranks, liveness probes (vbt_ib_liveness.c): while rank 0 streams
+ *                         300 messages to rank 1, both probe each other as often as a probe
+ *                         may be out: no probe fails, every one is retired, every byte
+ *                         arrives; then rank 1 destroys its QP without a FIN (as a dead
+ *                         process's is) and rank 0, with nothing outstanding, only waits: its
+ *                         probe must fail within 10 s, naming rank 1 and the cause
  *   ib_transport hello    one message from every rank to every other (connects everything)
  *   ib_transport init     init + wireup + finalize only (a singleton checks the device part)
  *   ib_transport describe vbt_ib_describe(stdout), as verbatim-info prints it
@@ -64,10 +75,34 @@ static inline uint8_t pattern(int src, long n, size_t i)
     return (uint8_t)(src * 31 + n * 7 + (long)i * 13 + (long)(i >> 8) * 3 + 1);
 }
 
+/* access: the keys rank 0 hands out, and what became of rank 1's WRITEs. */
+typedef struct {
+    uint64_t send_addr, recv_addr;
+    uint32_t send_rkey, recv_rkey;
+} access_msg_t;
+static int access_mode;
+static access_msg_t access_msg;
+static int puts_done;
+static vbt_status_t put_status;
+
+static void put_cb(void *cookie, vbt_status_t status)
+{
+    (void)cookie;
+    puts_done++;
+    put_status = status;
+}
+
 static void recv_cb(int src, const void *data, size_t len)
 {
     const uint8_t *d = data;
     long n = rx_count[src];
+
+    if (access_mode) {
+        if (len == sizeof(access_msg))
+            memcpy(&access_msg, data, len);
+        rx_count[src]++;
+        return;
+    }
 
     for (size_t i = 0; i < len; i++) {
         if (d[i] != pattern(src, n, i)) {
@@ -624,6 +659,265 @@ static int gone(void)
     return 1;
 }
 
+/* Probe peer as often as one probe may be out, for a live peer. */
+static void idle_probe(long *probes, uint32_t *last_seq)
+{
+    const vbt_ib_peer_t *p = &vbt_ib_ctx.peers[1 - proc.rank];
+    vbt_status_t st;
+
+    vbt_ib_ctx.live_at = 0; /* due now */
+    st = vbt_ib_check_liveness();
+    if (st != VBT_OK)
+        fail("vbt_ib_check_liveness towards a live peer", st);
+    if (p->live_posted && (*probes == 0 || p->live_seq != *last_seq)) {
+        (*probes)++;
+        *last_seq = p->live_seq;
+    }
+}
+
+static int idle_test(void)
+{
+    enum { COUNT = 300 };
+    int peer = 1 - proc.rank;
+    const vbt_ib_peer_t *p = &vbt_ib_ctx.peers[peer];
+    uint32_t last_seq = 0;
+    long probes = 0, idle = 0;
+    double start;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "idle: needs exactly 2 ranks\n");
+        return 1;
+    }
+    connect_pair();
+    /* Live: probes between and among eager messages of every size class. */
+    for (long k = 0; k < COUNT; k++) {
+        size_t len = 8 + (size_t)(k * 37) % (max_send - 7); /* a runtime header and more */
+        if (proc.rank == 0) {
+            idle_probe(&probes, &last_seq);
+            send_msg(1, len, 8);
+            for (int i = 0; i < 10; i++) { /* ~10 ms, polling: the probe is retired */
+                int n = vbt_ib_progress();
+                if (n < 0)
+                    fail("vbt_ib_progress", n);
+                usleep(1000);
+            }
+        } else {
+            expect(0, len);
+        }
+    }
+    if (proc.rank == 1) {
+        while (rx_count[0] < exp_count[0]) {
+            idle_probe(&probes, &last_seq);
+            progress(&idle);
+        }
+    }
+    start = now_s();
+    while (!p->live_posted || (int32_t)(p->sq_tail - p->live_seq) <= 0) {
+        progress(&idle);
+        if (now_s() - start > 10) {
+            printf("rank %d: idle: FAIL: the last probe (WR %u) was not retired within 10 s "
+                   "(send queue %u..%u)\n",
+                   proc.rank, p->live_seq, p->sq_tail, p->sq_head);
+            return 1;
+        }
+    }
+    if (errors != 0 || rx_count[peer] != exp_count[peer] || probes < 10) {
+        printf("rank %d: idle: FAIL: %ld probes, %ld of %ld messages, %ld errors\n", proc.rank,
+               probes, rx_count[peer], exp_count[peer], errors);
+        return 1;
+    }
+    printf("rank %d: idle: %ld probes to a live peer, all retired; %ld messages intact\n",
+           proc.rank, probes, proc.rank == 0 ? tx_count[1] : rx_count[0]);
+
+    /* Dead: rank 1's QP goes as a killed process's does, without a goodbye. */
+    if (vbt_pmix_barrier() != VBT_OK)
+        fail("vbt_pmix_barrier", VBT_ERR_PMIX);
+    if (proc.rank == 1) {
+        vbt_ib_peer_t *q = &vbt_ib_ctx.peers[0];
+        ibv_destroy_qp(q->qp);
+        q->qp = NULL;
+        q->state = VBT_IB_PEER_NONE;
+    }
+    if (vbt_pmix_barrier() != VBT_OK)
+        fail("vbt_pmix_barrier", VBT_ERR_PMIX);
+    if (proc.rank == 0) {
+        int n = 0;
+        start = now_s();
+        while (now_s() - start < 30) {
+            vbt_status_t st = vbt_ib_check_liveness(); /* at its own pace: once a second */
+            if (st != VBT_OK) {
+                n = (int)st;
+                break;
+            }
+            n = vbt_ib_progress();
+            if (n < 0)
+                break;
+            if (n == 0 && (st = vbt_ib_block(100)) != VBT_OK) {
+                n = (int)st;
+                break;
+            }
+        }
+        if (n != VBT_ERR_PEER_FAILED || now_s() - start > 10) {
+            printf("rank 0: idle: FAIL: after %.1f s: %s (expected %s within 10 s)\n",
+                   now_s() - start, vbt_status_string((vbt_status_t)n),
+                   vbt_status_string(VBT_ERR_PEER_FAILED));
+            return 1;
+        }
+        printf("rank 0: idle: the dead peer was noticed after %.1f s: %s\n", now_s() - start,
+               vbt_status_string((vbt_status_t)n));
+    }
+    if (vbt_pmix_barrier() != VBT_OK)
+        fail("vbt_pmix_barrier", VBT_ERR_PMIX);
+    return 0;
+}
+
+#define ACCESS_PAGES 4
+
+static int access_fill_check(uint8_t *buf, size_t len, uint8_t (*want)(size_t), int check)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (!check) {
+            buf[i] = want(i);
+        } else if (buf[i] != want(i)) {
+            printf("rank %d: access: FAIL: byte %zu is 0x%02x, expected 0x%02x\n", proc.rank, i,
+                   buf[i], want(i));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint8_t access_untouched(size_t i)
+{
+    return (uint8_t)(0xa5 ^ i);
+}
+
+static uint8_t access_written(size_t i)
+{
+    return pattern(1, 0, i);
+}
+
+/* Rank 1 WRITEs [buf, buf + len) to rank 0's raddr (rkey) and waits for the completion. */
+static vbt_status_t access_put(void *buf, size_t len, uint64_t raddr, uint32_t rkey)
+{
+    vbt_ib_mem_t *mem;
+    size_t off = 0, posted;
+    vbt_status_t st;
+    double start = now_s();
+    int done = puts_done;
+
+    st = vbt_ib_mem_get(buf, len, 0, &mem);
+    if (st != VBT_OK)
+        fail("vbt_ib_mem_get (source)", st);
+    while (off < len) {
+        int n;
+        /* The cookie must not be NULL: NULL means "no callback". */
+        st = vbt_ib_put(0, (uint8_t *)buf + off, len - off, mem, raddr + off, rkey, &puts_done,
+                        &posted);
+        off += posted;
+        if (st != VBT_OK && st != VBT_ERR_NO_RESOURCE)
+            break;
+        if (off < len && (n = vbt_ib_progress()) < 0) {
+            st = (vbt_status_t)n;
+            break;
+        }
+    }
+    while (st == VBT_OK && puts_done == done && now_s() - start < 60) {
+        int n = vbt_ib_progress();
+        if (n < 0) {
+            st = (vbt_status_t)n;
+            break;
+        }
+    }
+    vbt_ib_mem_put(mem);
+    if (puts_done != done && put_status != VBT_OK)
+        return put_status;
+    if (puts_done == done && st == VBT_OK)
+        return VBT_ERR_TIMED_OUT;
+    return st;
+}
+
+static int access_test(void)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), len = ACCESS_PAGES * page;
+    /* The send and receive buffers are pages apart, so the cache never merges them. */
+    uint8_t *mem = aligned_alloc(page, 3 * len);
+    long idle = 0;
+    vbt_status_t st;
+    int rc = 0;
+
+    if (proc.size != 2 || mem == NULL) {
+        fprintf(stderr, "access: needs exactly 2 ranks and memory\n");
+        return 1;
+    }
+    access_mode = 1;
+    connect_pair(); /* rx_count[0] / tx_count[1] is 1 now */
+    if (proc.rank == 0) {
+        uint8_t *sbuf = mem, *rbuf = mem + 2 * len;
+        vbt_ib_mem_t *smem, *rmem;
+        access_msg_t m;
+
+        access_fill_check(sbuf, len, access_untouched, 0);
+        memset(rbuf, 0, len);
+        st = vbt_ib_mem_get(sbuf, len, 0, &smem); /* a rendezvous sender's registration */
+        if (st == VBT_OK)
+            st = vbt_ib_mem_get(rbuf, len, VBT_IB_MEM_REMOTE_WRITE, &rmem); /* a receiver's */
+        if (st != VBT_OK)
+            fail("vbt_ib_mem_get", st);
+        m = (access_msg_t){(uintptr_t)sbuf, (uintptr_t)rbuf, vbt_ib_mem_rkey(smem),
+                           vbt_ib_mem_rkey(rmem)};
+        while ((st = vbt_ib_send(1, &m, sizeof(m), NULL, 0)) == VBT_ERR_NO_RESOURCE)
+            progress(&idle);
+        if (st != VBT_OK)
+            fail("vbt_ib_send (keys)", st);
+        while (rx_count[1] < 1) /* "written" */
+            progress(&idle);
+        rc |= access_fill_check(rbuf, len, access_written, 1);
+        if (rc == 0)
+            printf("rank 0: access: the WRITE into the receive buffer landed\n");
+        if (vbt_modex_fence() != VBT_OK || vbt_modex_fence() != VBT_OK) /* the bad WRITE between */
+            fail("vbt_modex_fence", VBT_ERR_IO);
+        rc |= access_fill_check(sbuf, len, access_untouched, 1);
+        if (rc == 0)
+            printf("rank 0: access: the send buffer is untouched\n");
+        vbt_ib_mem_put(smem);
+        vbt_ib_mem_put(rmem);
+    } else {
+        uint8_t *src = mem;
+        int marker = 1;
+
+        while (rx_count[0] < 2)
+            progress(&idle);
+        access_fill_check(src, len, access_written, 0);
+        st = access_put(src, len, access_msg.recv_addr, access_msg.recv_rkey);
+        if (st != VBT_OK) {
+            printf("rank 1: access: FAIL: the WRITE into the receive buffer failed: %s\n",
+                   vbt_status_string(st));
+            rc = 1;
+        }
+        while ((st = vbt_ib_send(0, &marker, sizeof(marker), NULL, 0)) == VBT_ERR_NO_RESOURCE)
+            progress(&idle);
+        if (st != VBT_OK)
+            fail("vbt_ib_send (written)", st);
+        if (vbt_modex_fence() != VBT_OK)
+            fail("vbt_modex_fence", VBT_ERR_IO);
+        memset(src, 0x3c, len);
+        st = access_put(src, len, access_msg.send_addr, access_msg.send_rkey);
+        if (st == VBT_ERR_PEER_FAILED) {
+            printf("rank 1: access: the WRITE into the send buffer was refused as expected: %s\n",
+                   vbt_status_string(st));
+        } else {
+            printf("rank 1: access: FAIL: the WRITE into the send buffer ended with %s\n",
+                   vbt_status_string(st));
+            rc = 1;
+        }
+        if (vbt_modex_fence() != VBT_OK)
+            fail("vbt_modex_fence", VBT_ERR_IO);
+    }
+    free(mem);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all";
@@ -645,7 +939,7 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "grow") == 0)
         vbt_ib_rx_first_peers = 2; /* small jobs must grow */
-    st = vbt_ib_init(&proc, recv_cb, NULL);
+    st = vbt_ib_init(&proc, recv_cb, put_cb);
     if (st == VBT_ERR_NO_DEVICE) {
         printf("SKIP: no usable RDMA device or port (VBT_LOG=info says why)\n");
         vbt_modex_fence();
@@ -703,6 +997,10 @@ int main(int argc, char **argv)
         rc = rnr();
     } else if (strcmp(mode, "gone") == 0) {
         rc = gone();
+    } else if (strcmp(mode, "idle") == 0) {
+        rc = idle_test();
+    } else if (strcmp(mode, "access") == 0) {
+        rc = access_test();
     } else if (strcmp(mode, "all") == 0) {
         int sizes;
         t0 = now_s();
@@ -734,8 +1032,8 @@ int main(int argc, char **argv)
         rc = errors != 0;
     } else {
         fprintf(stderr,
-                "ib_transport: unknown mode '%s' (all, lazy, grow, busy, hello, rnr, gone, init, "
-                "describe)\n",
+                "ib_transport: unknown mode '%s' (all, lazy, grow, busy, hello, rnr, gone, idle, "
+                "access, init, describe)\n",
                 mode);
         rc = 1;
     }

@@ -6,8 +6,9 @@
 # first use (the published address has one size at 2 and 6 ranks, a rank connects only to the
 # peers it talks to, crossing connections, a peer busy for 2 s), receive memory that grows with
 # the peers connected (7 ranks), and finally the failure
-# tests: receiver not ready (a credit bug must fail at once, not storm) and a peer that is gone
-# (must fail in seconds with the likely cause). The device's RNR counters must not move during
+# tests: receiver not ready (a credit bug must fail at once, not storm), a peer that is gone
+# (must fail in seconds with the likely cause), and liveness probes to a live and to a vanished
+# peer (idle). The device's RNR counters must not move during
 # the data runs. Exit 0 pass, 77 skip (no device), other fail.
 set -u
 prog="$abs_top_builddir/test/integration/ib_transport"
@@ -267,6 +268,42 @@ if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: gone: failed as ex
 else
     echo "ok: gone: $(printf '%s\n' "$out" | grep -m 1 'rank 0: gone:' | sed 's/^rank 0: gone: //'):"
     echo "    $(printf '%s\n' "$out" | grep -m 1 'eager send to rank 1 failed' |
+        sed 's/^\[[^]]*\] [^ ]* error *//')"
+fi
+
+# Liveness probes (vbt_ib_liveness.c): to a live peer, among a stream of eager messages, they
+# never fail and are all retired; to a peer whose QP went without a goodbye (as a killed
+# process's does), with nothing else outstanding, one fails within 10 s, naming the rank and
+# the cause.
+out=$(timeout 300 "$MPIRUN" -n 2 "$prog" idle 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c 'idle: .* probes to a live peer, all retired')" -ne 2 ] ||
+    ! printf '%s\n' "$out" | grep -q "rank 0: idle: the dead peer was noticed after" ||
+    ! printf '%s\n' "$out" | grep -q "rank 1.*failed.*rank 1 did not acknowledge: it exited"; then
+    echo "FAIL: idle: exit $rc"
+    printf '%s\n' "$out" | tail -30
+    fail=1
+else
+    echo "ok: idle: $(printf '%s\n' "$out" | grep -m 1 'rank 0: idle: .*live' | sed 's/^rank 0: idle: //');"
+    echo "    $(printf '%s\n' "$out" | grep -m 1 'rank 0: idle: the dead' | sed 's/^rank 0: idle: //'):"
+    echo "    $(printf '%s\n' "$out" | grep -m 1 'rank 1.*did not acknowledge' |
+        sed 's/^\[[^]]*\] [^ ]* error *//')"
+fi
+
+# Remote access as narrow as the rendezvous needs: a WRITE into a receive buffer's registration
+# lands; one into a send buffer's (registered without remote access) is refused by the NIC,
+# reported with the status, the rank, the operation and the cause, and changes nothing.
+out=$(timeout 300 "$MPIRUN" -n 2 "$prog" access 2>&1)
+rc=$?
+if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: access: the send buffer is untouched" ||
+    ! printf '%s\n' "$out" | grep -q "rank 0: access: the WRITE into the receive buffer landed" ||
+    ! printf '%s\n' "$out" | grep -q "rank 1: access: the WRITE into the send buffer was refused" ||
+    ! printf '%s\n' "$out" | grep -q "RDMA write to rank 0 failed: remote access error.*rank 0 refused the write"; then
+    echo "FAIL: access: exit $rc"
+    printf '%s\n' "$out" | tail -30
+    fail=1
+else
+    echo "ok: access: $(printf '%s\n' "$out" | grep -m 1 'RDMA write to rank 0 failed' |
         sed 's/^\[[^]]*\] [^ ]* error *//')"
 fi
 
