@@ -537,8 +537,11 @@ static void likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
         snprintf(buf, len,
                  "rank %d did not acknowledge: it exited or hangs, or the network "
                  "path to it is broken (on RoCE: a wrong GID index, see VBT_IB_GID_INDEX and "
-                 "verbatim-info)",
-                 peer);
+                 "verbatim-info)%s",
+                 peer,
+                 vbt_ib_device_is_software()
+                     ? "; or, on Soft-RoCE, a lossy link: try VBT_IB_WRITE_MAX=16k"
+                     : "");
         break;
     case IBV_WC_RNR_RETRY_EXC_ERR:
         snprintf(buf, len,

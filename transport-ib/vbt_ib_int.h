@@ -47,13 +47,15 @@ extern int vbt_ib_rx_first_peers;
 #define VBT_IB_EAGER_MIN   256
 #define VBT_IB_EAGER_MAX   (1u << 20)
 #define VBT_IB_HDR_MAX     64 /* largest runtime header vbt_ib_send takes */
-/* Rendezvous: one RDMA WRITE carries at most this (and the port's max_msg_sz), and at most
- * VBT_IB_PUT_WINDOW WRITEs per peer are in flight. 8 MiB in flight covers the bandwidth-delay
- * product of any single link (25 GB/s x 10 us is 250 KB) many times over, while fragments
- * bound how long an eager message to the same peer waits behind a large transfer in the send
- * queue (1 MiB is ~80 us at 12.5 GB/s) and leave the rest of the queue to eager traffic. */
-#define VBT_IB_PUT_FRAG   (1u << 20)
-#define VBT_IB_PUT_WINDOW 8
+/* Rendezvous: one RDMA WRITE carries at most the knob VBT_IB_WRITE_MAX (1 MiB by default,
+ * VBT_IB_WRITE_FLOOR to VBT_IB_WRITE_CEIL) and the port's max_msg_sz, and at most
+ * VBT_IB_PUT_WINDOW WRITEs per peer are in flight. The default's 8 MiB in flight covers the
+ * bandwidth-delay product of any single link (25 GB/s x 10 us is 250 KB) many times over, while
+ * fragments bound how long an eager message to the same peer waits behind a large transfer in the
+ * send queue (1 MiB is ~80 us at 12.5 GB/s) and leave the rest of the queue to eager traffic. */
+#define VBT_IB_WRITE_FLOOR 4096u
+#define VBT_IB_WRITE_CEIL  (1ul << 30)
+#define VBT_IB_PUT_WINDOW  8
 
 /* ---- wire format ----------------------------------------------------------------------------
  * Every SEND starts with this header. Host byte order: all ranks of a job share an ABI. */
@@ -276,7 +278,7 @@ typedef struct {
     struct ibv_sge send_sge[3];
     struct ibv_send_wr put_wr; /* pre-built RDMA WRITE */
     struct ibv_sge put_sge;
-    size_t max_put; /* bytes per WRITE: min(port max_msg_sz, VBT_IB_PUT_FRAG) */
+    size_t max_put; /* bytes per WRITE: min(port max_msg_sz, knob VBT_IB_WRITE_MAX) */
     vbt_ib_put_cb_t put_cb;
     struct vbt_rcache *rcache;
     struct ibv_recv_wr rx_wr[VBT_IB_POLL_BATCH];

@@ -194,7 +194,14 @@ vbt_status_t vbt_ib_rndv_init(void)
                  left, limit);
         limit = left;
     }
-    c->max_put = VBT_IB_PUT_FRAG;
+    /* VBT_IB_WRITE_MAX: small WRITEs are for Soft-RoCE on lossy links (rxe asks for an ACK only
+     * every 64 packets or at a WRITE's end, and its retries run out within one long WRITE). */
+    if (vbt_cfg.ib_write_max < VBT_IB_WRITE_FLOOR || vbt_cfg.ib_write_max > VBT_IB_WRITE_CEIL) {
+        vbt_error("VBT_IB_WRITE_MAX=%zu is out of range: use %u to %lu bytes", vbt_cfg.ib_write_max,
+                  VBT_IB_WRITE_FLOOR, VBT_IB_WRITE_CEIL);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    c->max_put = vbt_cfg.ib_write_max;
     if (c->choice.port_attr.max_msg_sz != 0 && c->choice.port_attr.max_msg_sz < c->max_put)
         c->max_put = c->choice.port_attr.max_msg_sz;
 

@@ -18,6 +18,7 @@ vbt_config_t vbt_cfg = {
     .eager_limit = 8192,
     .rndv_threshold = 32768,
     .rcache_max = (size_t)1 << 30,
+    .ib_write_max = (size_t)1 << 20,
     .transports = "self,shm,ib",
     .progress = "auto",
     .shm_rndv_threshold = 16384,
@@ -69,6 +70,13 @@ static const vbt_knob_t knobs[] = {
      "bytes of registered (pinned) memory the registration cache keeps; above it the least "
      "recently used registrations not in use are dropped. Lowered to what RLIMIT_MEMLOCK "
      "allows"},
+    {"VBT_IB_WRITE_MAX",
+     "1m",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.ib_write_max},
+     "largest RDMA WRITE of a rendezvous (4k to 1g; the port's max_msg_sz caps it): a message "
+     "is cut into WRITEs of this size. Smaller helps Soft-RoCE (rxe) on a lossy link, whose "
+     "retries run out within one long WRITE; see README"},
     {"VBT_TRANSPORTS",
      "self,shm,ib",
      VBT_KNOB_STRING,
@@ -179,6 +187,22 @@ static const vbt_knob_t knobs[] = {
      VBT_KNOB_STRING,
      {NULL},
      "test/rxevm: where the built initramfs is kept between runs (default: under $HOME/.cache)"},
+    {"VBT_FUZZ_SECONDS",
+     "15",
+     VBT_KNOB_INT,
+     {NULL},
+     "test/integration/fuzz.sh: seconds each libFuzzer target runs"},
+    {"VBT_FUZZ_TARGETS",
+     "ib_hdr ib_cm p2p shm_cell opts",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/integration/fuzz.sh: the targets to build and run (test/fuzz/fuzz_<name>.c)"},
+    {"VBT_VERBS2_PARTS",
+     "base fault loss",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/integration/verbs2.sh: the parts of the two-node test to run: base (verbs2_slurm.sh), "
+     "fault (verbs2_fault.sh: ranks that die), loss (verbs2_loss.sh: netem drops packets)"},
 };
 
 const vbt_knob_t *vbt_config_knobs(size_t *count_p)

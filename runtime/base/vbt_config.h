@@ -41,6 +41,7 @@ typedef struct {
     size_t eager_limit;        /* VBT_EAGER_LIMIT: largest runtime header + payload of one send */
     size_t rndv_threshold;     /* VBT_RNDV_THRESHOLD: larger messages go by rendezvous */
     size_t rcache_max;         /* VBT_RCACHE_MAX: registered bytes the registration cache keeps */
+    size_t ib_write_max;       /* VBT_IB_WRITE_MAX: bytes per RDMA WRITE of a rendezvous */
     const char *transports;    /* VBT_TRANSPORTS: comma list of self, shm, ib */
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */

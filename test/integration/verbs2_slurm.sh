@@ -100,7 +100,7 @@ srun_run -N 2 -n 2 --mpi=pmix hostname
 
 # The parts to run (VBT_VERBS2_PARTS, all by default): "base" is the rest of this file; any other
 # part P is verbs2_P.sh, sourced here in the order given, with the functions above.
-parts=${VBT_VERBS2_PARTS:-base}
+parts=${VBT_VERBS2_PARTS:-base fault loss}
 want() {
     case " $parts " in *" $1 "*) return 0 ;; esac
     return 1
