@@ -18,7 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vbt_ib_hdr_check(buf, size, &lim, &th) == NULL) {
         if (th.version != VBT_IB_WIRE_VERSION || th.src >= lim.world_size ||
             th.credits > lim.credits_max || size < sizeof(th) ||
-            (th.type == VBT_IB_MSG_DATA && size == sizeof(th)) ||
             (th.type != VBT_IB_MSG_DATA && th.type != VBT_IB_MSG_CREDIT &&
              th.type != VBT_IB_MSG_FIN) ||
             (th.type != VBT_IB_MSG_DATA && size != sizeof(th)))
