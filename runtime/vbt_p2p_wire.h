@@ -32,7 +32,8 @@ typedef struct {
     size_t len; /* bytes of payload */
 } vbt_p2p_msg_t;
 
-static inline const char *vbt_p2p_check_lengths(vbt_p2p_msg_t *m, size_t ext)
+/* Take an RTS's or a CTS's extension (ext bytes) off the front of the payload. */
+static inline const char *vbt_p2p_take_ext(vbt_p2p_msg_t *m, size_t ext)
 {
     if (unlikely(m->len < ext))
         return "length (too short for its type)";
@@ -75,7 +76,7 @@ static inline const char *vbt_p2p_decode(const void *buf, size_t len, vbt_p2p_ms
             bad = "id or length of a control message";
         break;
     case VBT_P2P_RTS:
-        bad = vbt_p2p_check_lengths(m, sizeof(m->addr));
+        bad = vbt_p2p_take_ext(m, sizeof(m->addr));
         if (bad == NULL) {
             memcpy(&m->addr, (const char *)m->payload - sizeof(m->addr), sizeof(m->addr));
             if (unlikely(m->hdr.id == 0 || m->len != 0 || m->hdr.len > SIZE_MAX / 2))
@@ -84,7 +85,7 @@ static inline const char *vbt_p2p_decode(const void *buf, size_t len, vbt_p2p_ms
         break;
     case VBT_P2P_CTS: {
         const size_t ext = sizeof(vbt_p2p_cts_t) - sizeof(vbt_p2p_hdr_t);
-        bad = vbt_p2p_check_lengths(m, ext);
+        bad = vbt_p2p_take_ext(m, ext);
         if (bad == NULL) {
             const char *p = (const char *)m->payload - ext;
             memcpy(&m->recv_id, p + offsetof(vbt_p2p_cts_t, recv_id) - sizeof(m->hdr),

@@ -24,18 +24,16 @@ vbt_request_t *vbt_request_from_id(uint64_t id)
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 {
     vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
-    uint32_t index, gen;
+    uint32_t gen;
 
     if (unlikely(req == NULL))
         return NULL;
     /* A freed request keeps its generation (the pool writes only magic and link); a new one
      * has 0. */
-    index = (uint32_t)vbt_objpool_index(&vbt_request_pool, req, sizeof(vbt_request_t));
     gen = req->gen + 1 != 0 ? req->gen + 1 : 1; /* 0 would let id 0 name a request */
     memset(req, 0, sizeof(*req));
     req->magic = VBT_REQUEST_MAGIC;
     req->kind = (uint8_t)kind;
-    req->index = index;
     req->gen = gen;
     return req;
 }

@@ -41,7 +41,6 @@ typedef struct vbt_request {
     uint8_t kind;
     uint8_t complete; /* set once; read by Wait/Test */
     uint16_t flags;
-    uint32_t index;           /* slot in the request pool (vbt_request_id) */
     uint32_t gen;             /* bumped at every allocation of the slot, never 0 */
     struct vbt_request *next; /* queue link: posted queue, pending sends, free list */
     struct vbt_comm *comm;
@@ -73,6 +72,9 @@ typedef struct vbt_request {
     size_t status_bytes;
 } vbt_request_t;
 
+/* Every request lives here (vbt_request.c); only the lookups read it from outside. */
+extern vbt_objpool_t vbt_request_pool;
+
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
 
 /* Requests named on the wire. A peer echoes the id of one of our requests (sync-send ACK,
@@ -81,7 +83,8 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
  * moved on) instead of being dereferenced. Never 0: 0 means "no request" on the wire. */
 static inline uint64_t vbt_request_id(const vbt_request_t *req)
 {
-    return (uint64_t)req->gen << 32 | req->index;
+    return (uint64_t)req->gen << 32 |
+           (uint32_t)vbt_objpool_index(&vbt_request_pool, req, sizeof(vbt_request_t));
 }
 
 /* The live request behind an id from the wire, or NULL. A bounds check and a compare. */
@@ -91,9 +94,6 @@ void vbt_request_cleanup(void);
 /* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
  * every request, so only for slow paths. */
 int vbt_request_uses_comm(const struct vbt_comm *comm);
-
-/* Every request lives here (vbt_request.c); only the lookups read it from outside. */
-extern vbt_objpool_t vbt_request_pool;
 
 /* The request behind a handle, or NULL for an invalid handle: MPI_REQUEST_NULL, a freed request,
  * anything not from the pool (the handle is then not read). */

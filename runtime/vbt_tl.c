@@ -16,9 +16,9 @@ static vbt_tl_t tl_ib = {.kind = VBT_TL_IB, .name = "ib", .send = vbt_ib_send};
 
 static struct {
     int want_self, want_shm, want_ib;
-    const char *ib_why; /* why ib is not up, for the unreachable-peer message */
-    char ib_no_device[832];
-    int nib;            /* peers over verbs */
+    const char *ib_why;     /* why ib is not up, for the unreachable-peer message */
+    char ib_no_device[832]; /* ib_why when vbt_ib_init found no usable device */
+    int nib;                /* peers over verbs */
 } tl;
 
 /* VBT_TRANSPORTS: a comma-separated subset of self, shm, ib (any order, spaces allowed). */

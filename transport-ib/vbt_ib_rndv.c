@@ -41,8 +41,7 @@ static vbt_status_t reg_op(void *ctx, void *addr, size_t len, unsigned need, voi
         reg_errno = E2BIG;
         return VBT_ERR_INVALID_PARAM;
     }
-    mr = ibv_reg_mr(c->pd, addr, len,
-                    got ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0);
+    mr = ibv_reg_mr(c->pd, addr, len, got ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0);
     if (mr == NULL) {
         reg_errno = errno;
         return vbt_ib_check_ptr(mr, VBT_IB_PINS | VBT_IB_PROBE, "ibv_reg_mr(%s, %zu bytes at %p)",

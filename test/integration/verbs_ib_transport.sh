@@ -256,56 +256,51 @@ else
         sed 's/^\[[^]]*\] [^ ]* error *//') (device RNR count +$((after - before)))"
 fi
 
+# run_mode MODE REGEX...: mpirun -n 2 of the program in MODE must exit 0 and print a line
+# matching each REGEX; on success, prints "ok: MODE:" and the first line of each (the log's
+# prefix dropped).
+run_mode() {
+    _mode=$1
+    shift
+    out=$(timeout 300 "$MPIRUN" -n 2 "$prog" "$_mode" 2>&1)
+    rc=$?
+    _miss=
+    [ $rc -eq 0 ] || _miss=" exit $rc;"
+    for _re in "$@"; do
+        printf '%s\n' "$out" | grep -q -- "$_re" || _miss="$_miss no line /$_re/;"
+    done
+    if [ -n "$_miss" ]; then
+        echo "FAIL: $_mode:$_miss"
+        printf '%s\n' "$out" | tail -30
+        fail=1
+        return 1
+    fi
+    echo "ok: $_mode:"
+    for _re in "$@"; do
+        echo "    $(printf '%s\n' "$out" | grep -m 1 -- "$_re" | sed 's/^\[[^]]*\] [^ ]* error *//')"
+    done
+}
+
 # A peer that closed its endpoints: sends to it must fail within the retry budget (~4 s), with
 # the sentence naming the likely cause, not hang.
-out=$(timeout 300 "$MPIRUN" -n 2 "$prog" gone 2>&1)
-rc=$?
-if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: gone: failed as expected" ||
-    ! printf '%s\n' "$out" | grep -q "eager send to rank 1 failed: .*exited"; then
-    echo "FAIL: gone: exit $rc"
-    printf '%s\n' "$out" | tail -30
-    fail=1
-else
-    echo "ok: gone: $(printf '%s\n' "$out" | grep -m 1 'rank 0: gone:' | sed 's/^rank 0: gone: //'):"
-    echo "    $(printf '%s\n' "$out" | grep -m 1 'eager send to rank 1 failed' |
-        sed 's/^\[[^]]*\] [^ ]* error *//')"
-fi
+run_mode gone "rank 0: gone: failed as expected" "eager send to rank 1 failed: .*exited"
 
 # Liveness probes (vbt_ib_liveness.c): to a live peer, among a stream of eager messages, they
-# never fail and are all retired; to a peer whose QP went without a goodbye (as a killed
-# process's does), with nothing else outstanding, one fails within 10 s, naming the rank and
-# the cause.
-out=$(timeout 300 "$MPIRUN" -n 2 "$prog" idle 2>&1)
-rc=$?
-if [ $rc -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c 'idle: .* probes to a live peer, all retired')" -ne 2 ] ||
-    ! printf '%s\n' "$out" | grep -q "rank 0: idle: the dead peer was noticed after" ||
-    ! printf '%s\n' "$out" | grep -q "rank 1.*failed.*rank 1 did not acknowledge: it exited"; then
-    echo "FAIL: idle: exit $rc"
-    printf '%s\n' "$out" | tail -30
-    fail=1
-else
-    echo "ok: idle: $(printf '%s\n' "$out" | grep -m 1 'rank 0: idle: .*live' | sed 's/^rank 0: idle: //');"
-    echo "    $(printf '%s\n' "$out" | grep -m 1 'rank 0: idle: the dead' | sed 's/^rank 0: idle: //'):"
-    echo "    $(printf '%s\n' "$out" | grep -m 1 'rank 1.*did not acknowledge' |
-        sed 's/^\[[^]]*\] [^ ]* error *//')"
-fi
+# never fail and are all retired (on both ranks); to a peer whose QP went without a goodbye (as
+# a killed process's does), with nothing else outstanding, one fails within 10 s, naming the
+# rank and the cause.
+run_mode idle "rank 0: idle: .* probes to a live peer, all retired" \
+    "rank 1: idle: .* probes to a live peer, all retired" \
+    "rank 0: idle: the dead peer was noticed after" \
+    "rank 1.*failed.*rank 1 did not acknowledge: it exited"
 
 # Remote access as narrow as the rendezvous needs: a WRITE into a receive buffer's registration
 # lands; one into a send buffer's (registered without remote access) is refused by the NIC,
 # reported with the status, the rank, the operation and the cause, and changes nothing.
-out=$(timeout 300 "$MPIRUN" -n 2 "$prog" access 2>&1)
-rc=$?
-if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "rank 0: access: the send buffer is untouched" ||
-    ! printf '%s\n' "$out" | grep -q "rank 0: access: the WRITE into the receive buffer landed" ||
-    ! printf '%s\n' "$out" | grep -q "rank 1: access: the WRITE into the send buffer was refused" ||
-    ! printf '%s\n' "$out" | grep -q "RDMA write to rank 0 failed: remote access error.*rank 0 refused the write"; then
-    echo "FAIL: access: exit $rc"
-    printf '%s\n' "$out" | tail -30
-    fail=1
-else
-    echo "ok: access: $(printf '%s\n' "$out" | grep -m 1 'RDMA write to rank 0 failed' |
-        sed 's/^\[[^]]*\] [^ ]* error *//')"
-fi
+run_mode access "rank 0: access: the WRITE into the receive buffer landed" \
+    "rank 1: access: the WRITE into the send buffer was refused" \
+    "RDMA write to rank 0 failed: remote access error.*rank 0 refused the write" \
+    "rank 0: access: the send buffer is untouched"
 
 [ $fail -eq 0 ] && echo "ib_transport: all passed"
 exit $fail
