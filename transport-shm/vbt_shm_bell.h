@@ -36,7 +36,7 @@ typedef struct {
 } vbt_shm_bell_addr_t;
 
 /* The address of the doorbell of the rank with this pid (its getpid()) and segment cookie:
- * the owner binds it, the peers derive it from the owner's modex record. */
+ * the owner binds it, the peers derive it from the owner's address blob. */
 void vbt_shm_bell_addr(pid_t pid, uint64_t cookie, vbt_shm_bell_addr_t *addr_p);
 
 /* Create our doorbell: an AF_UNIX SOCK_DGRAM socket, SOCK_CLOEXEC | SOCK_NONBLOCK, bound to

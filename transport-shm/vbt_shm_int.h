@@ -1,5 +1,6 @@
-/* transport-shm private types: the segment layout, the modex record, the per-peer state and the
- * one transport context. White-box tests may include it; the runtime includes vbt_shm.h only.
+/* transport-shm private types: the segment layout, the address blob, the per-peer state and the
+ * instance (vbt_shm_iface_t). White-box tests may include it; the runtime includes vbt_shm.h
+ * only, and sees an instance as the vbt_tl_iface_t it begins with.
  *
  * ---- Segments: one per rank, holding that rank's INBOUND rings ----------------------------
  * Each rank creates one segment at init: a header (identity and the state word), then one ring
@@ -10,7 +11,7 @@
  * memory; and a rank that dies takes only its own segment with it.
  *
  * The segment is an anonymous memory file (memfd_create), never a name in /dev/shm. A rank
- * publishes (pid, fd number, size, cookie) through the modex; after the fence each peer opens
+ * publishes (pid, fd number, size, cookie) as its address blob; after the fence each peer opens
  * /proc/<pid>/fd/<fd>, which reopens the same memory file (the scheme UCX uses by default),
  * maps it and checks the cookie in its header. So there is nothing to unlink and nothing can
  * be left behind: no window between create and unlink in which a crash leaks a segment, no
@@ -31,14 +32,14 @@
  * ---- Doorbell --------------------------------------------------------------------------------
  * A state word (SLEEPING, CLOSED) on the owner's header line, and a datagram socket the owner
  * binds in the abstract namespace as "vbt-shm.<pid>.<cookie>" (vbt_shm_bell.h): the peers
- * derive the name from the modex record they read anyway, and nothing is in the file system.
- * It is a socket, not a futex, so that the runtime can sleep on it and on the verbs completion
- * channel in one poll() (vbt_shm_wait_fd).
- *   receiver (vbt_shm_sleep_begin):  state |= SLEEPING; fence(seq_cst); poll all rings;
- *                                    something? state &= ~SLEEPING, deliver, do not sleep
- *   caller:                          poll(our socket and its own fds, <= 500 ms)
- *   receiver (vbt_shm_sleep_end):    state &= ~SLEEPING; recv(MSG_DONTWAIT) until EAGAIN
- *   sender (vbt_shm_send):           write cell; seq = t+1 (release); fence(seq_cst);
+ * derive the name from the address blob they read anyway, and nothing is in the file system.
+ * It is a socket, not a futex, so that the runtime can sleep on it and on the other
+ * transports' wake-up descriptors in one poll() (the wait_fd op).
+ *   receiver (sleep_begin):  state |= SLEEPING; fence(seq_cst); poll all rings;
+ *                            something? state &= ~SLEEPING, deliver, do not sleep
+ *   caller:                  poll(our socket and its own fds, <= 500 ms)
+ *   receiver (sleep_end):    state &= ~SLEEPING; recv(MSG_DONTWAIT) until EAGAIN
+ *   sender (send):           write cell; seq = t+1 (release); fence(seq_cst);
  *                                    load state; SLEEPING? if (fetch_and(&state, ~SLEEPING)
  *                                    had it) sendto(its socket, 1 byte, MSG_DONTWAIT)
  * No wake-up is lost. The two seq_cst fences make it Dekker's: in every sleep announced after
@@ -66,6 +67,7 @@
 #define VBT_SHM_INT_H
 
 #include <poll.h>
+#include <stdalign.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -73,24 +75,23 @@
 #include "vbt_shm.h"
 #include "vbt_shm_bell.h"
 #include "vbt_shm_ring.h"
+#include "vbt_tl_ops.h"
 
-#define VBT_SHM_MAGIC     0x0131304d48535456ull /* "VTSHM01\1" */
-#define VBT_SHM_VERSION   2                     /* 2: a socket doorbell instead of a futex word */
-#define VBT_SHM_MODEX_KEY "shm.seg"
-#define VBT_SHM_PAGE      4096
+#define VBT_SHM_MAGIC   0x0131304d48535456ull /* "VTSHM01\1" */
+#define VBT_SHM_VERSION 2                     /* 2: a socket doorbell instead of a futex word */
+#define VBT_SHM_PAGE    4096
 
 /* state bits: VBT_SHM_SLEEPING (vbt_shm_bell.h), and: */
 #define VBT_SHM_CLOSED 0x2u /* the owner finalized: nobody reads its rings any more */
 
-/* Nobody sleeps longer than this between vbt_shm_sleep_begin and vbt_shm_sleep_end
- * (vbt_shm_max_sleep_ms), so a dead peer, or a message whose doorbell could not be rung, is
- * noticed within it; sleep_begin checks whether the peers live at most every
- * VBT_SHM_LIVENESS_MS. */
+/* Nobody sleeps longer than this between sleep_begin and sleep_end (the max_sleep_ms op), so a
+ * dead peer, or a message whose doorbell could not be rung, is noticed within it; sleep_begin
+ * checks whether the peers live at most every VBT_SHM_LIVENESS_MS. */
 #define VBT_SHM_BLOCK_MAX_MS 500
 #define VBT_SHM_LIVENESS_MS  100
 /* A sender that found a ring full this many times in a row checks whether the peer lives. */
 #define VBT_SHM_FULL_CHECK 1024
-/* Messages delivered from one sender per vbt_shm_progress call. */
+/* Messages delivered from one sender per progress call. */
 #define VBT_SHM_POLL_BATCH 16
 
 typedef struct {
@@ -100,7 +101,7 @@ typedef struct {
     uint32_t depth;     /* cells per ring */
     uint32_t cell_size; /* sizeof(vbt_shm_cell_t) */
     uint64_t size;      /* bytes of the segment */
-    uint64_t cookie;    /* random; also in the modex record: proves we mapped the right file,
+    uint64_t cookie;    /* random; also in the address blob: proves we mapped the right file,
                            and names the owner's doorbell with owner_pid */
     int32_t owner_rank; /* world rank */
     int32_t owner_pid;
@@ -114,7 +115,8 @@ typedef struct {
     size_t size;
 } vbt_shm_layout_t;
 
-/* What a rank publishes under VBT_SHM_MODEX_KEY. Host byte order: one node. */
+/* A rank's address blob: what init returns for the runtime to publish, and what wireup gets
+ * back for each local peer (upcall peer_addr). Host byte order: one node. */
 typedef struct {
     uint32_t version;    /* VBT_SHM_VERSION */
     uint32_t local_size; /* must match ours */
@@ -125,12 +127,12 @@ typedef struct {
     uint64_t pidns_dev; /* our PID namespace (stat of /proc/self/ns/pid): /proc/<pid> means */
     uint64_t pidns_ino; /* us only to peers in the same one */
     uint64_t cma_addr;  /* address of a word holding cookie, for the peers' CMA probe */
-} vbt_shm_modex_t;
+} vbt_shm_addr_t;
 
 typedef struct {
     int world;       /* world rank */
     int local;       /* index in local_peers */
-    pid_t pid;       /* 0 when it published no record */
+    pid_t pid;       /* 0 when it published no address */
     int reachable;   /* its segment is mapped: we can send to it */
     int dead;        /* found exited (pidfd readable) */
     int failed;      /* sends fail: dead, or it finalized (said once) */
@@ -154,26 +156,32 @@ typedef struct {
 typedef struct {
     uint64_t sends;
     uint64_t recvs;
-    uint64_t full;        /* vbt_shm_send found the ring full */
+    uint64_t full;        /* send found the ring full */
     uint64_t wakes;       /* doorbells we rang (a datagram sent): a post to a sleeper, room */
     uint64_t bell_errors; /* ... that sendto refused (the peer wakes by its timeout) */
-    uint64_t blocks;      /* vbt_shm_block calls */
-    uint64_t sleeps;      /* vbt_shm_sleep_begin calls that let the caller sleep */
+    uint64_t sleeps;      /* sleep_begin calls that let the caller sleep */
     uint64_t called_off;  /* ... that found something and called the sleep off */
     uint64_t rung;        /* sleeps that ended with a datagram on our doorbell, not timed out */
     uint64_t timeouts;    /* sleeps that ended by the caller's poll() timing out */
 } vbt_shm_stats_t;
 
+/* One instance of the transport: all of its state (init allocates it, finalize frees it). The
+ * fields a message touches come first, next to the interface the runtime reads with every
+ * send: the first cache line holds what send needs, the second what progress needs. */
 typedef struct {
-    int up;          /* init succeeded and there are local peers */
-    int wired;       /* vbt_shm_wireup ran */
-    int in_progress; /* a callback runs: nested progress returns 0 */
-    int rank, size, local_size, my_local;
-    vbt_shm_recv_cb_t cb;
-    vbt_shm_peer_t *peers;     /* local_size entries, ours unused */
-    vbt_shm_peer_t **tx_peer;  /* world rank -> reachable peer, or NULL (size entries) */
-    vbt_shm_peer_t **rx_peers; /* the local_size - 1 other local ranks */
+    alignas(VBT_SHM_CACHE_LINE) vbt_tl_iface_t super; /* first: what the runtime sees */
+    vbt_shm_peer_t **tx_peer; /* world rank -> reachable peer, or NULL (size entries) */
+    int size;                 /* ranks in the job */
+    int up;                   /* init succeeded and there are local peers */
+    int in_progress;          /* a callback runs: nested progress returns 0 */
     int nrx;
+    vbt_shm_peer_t **rx_peers; /* the local_size - 1 other local ranks (nrx still read) */
+    vbt_tl_upcalls_t upcalls;  /* the runtime's, copied at init */
+    vbt_shm_stats_t stats;
+
+    int wired; /* wireup ran */
+    int rank, local_size, my_local;
+    vbt_shm_peer_t *peers; /* local_size entries, ours unused */
     struct pollfd *pidfds; /* one per other local rank with a pidfd */
     vbt_shm_peer_t **pidfd_peer;
     int npidfds;
@@ -188,23 +196,32 @@ typedef struct {
     vbt_shm_seg_hdr_t *hdr;
     vbt_shm_layout_t layout;
     uint64_t cookie;
-    int cma_available;
-    int yama_scope;  /* kernel.yama.ptrace_scope, -1 without Yama */
-    int ptracer_set; /* we called PR_SET_PTRACER_ANY (undone at finalize) */
-    vbt_shm_stats_t stats;
-} vbt_shm_ctx_t;
+    /* The word the peers read with process_vm_readv to probe CMA (it holds cookie; our
+     * address blob says where). In the instance, so it lives exactly as long as the segment
+     * whose cookie it proves. */
+    uint64_t cma_probe;
+    int cma_available; /* the probe at wireup read every reachable peer */
+    int yama_scope;    /* kernel.yama.ptrace_scope, -1 without Yama */
+    int ptracer_set;   /* we called PR_SET_PTRACER_ANY (undone at finalize) */
+} vbt_shm_iface_t;
 
-extern vbt_shm_ctx_t vbt_shm_ctx;
-/* The word peers read to probe CMA (holds the cookie). */
-extern uint64_t vbt_shm_cma_probe_word;
+_Static_assert(offsetof(vbt_shm_iface_t, super) == 0,
+               "an instance is the vbt_tl_iface_t the runtime holds");
+
+/* The instance behind the runtime's interface pointer. */
+static inline vbt_shm_iface_t *vbt_shm_iface(vbt_tl_iface_t *iface)
+{
+    return (vbt_shm_iface_t *)iface;
+}
 
 /* vbt_shm_segment.c */
 void vbt_shm_layout(uint32_t nrings, vbt_shm_layout_t *l);
-vbt_status_t vbt_shm_segment_create(void);
-vbt_status_t vbt_shm_segment_publish(void);
-vbt_status_t vbt_shm_segment_map_peer(vbt_shm_peer_t *p, const vbt_shm_modex_t *m, char *why,
-                                      size_t whylen);
-void vbt_shm_segment_destroy(void);
+vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm);
+/* Our address blob (after vbt_shm_segment_create). */
+void vbt_shm_segment_pack(const vbt_shm_iface_t *shm, vbt_shm_addr_t *a);
+vbt_status_t vbt_shm_segment_map_peer(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,
+                                      const vbt_shm_addr_t *m, char *why, size_t whylen);
+void vbt_shm_segment_destroy(vbt_shm_iface_t *shm);
 /* Our inbound ring from local index i, and our outbound ring in a peer's mapped segment. */
 vbt_shm_ring_ctrl_t *vbt_shm_seg_ctrl(void *seg, const vbt_shm_layout_t *l, int ring);
 vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring);

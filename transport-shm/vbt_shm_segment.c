@@ -1,4 +1,4 @@
-/* Segments: create ours (a sealed memfd), publish how to map it through the modex, map the
+/* Segments: create ours (a sealed memfd), pack how to map it into our address blob, map the
  * peers' through /proc/<pid>/fd/<fd> and check them, tear everything down. vbt_shm_int.h
  * describes the layout and why there is never a name to unlink. */
 #include "config.h"
@@ -27,6 +27,7 @@
 
 _Static_assert(sizeof(vbt_shm_seg_hdr_t) == 2 * VBT_SHM_CACHE_LINE,
                "the segment header is one line of identity and one of state");
+_Static_assert(sizeof(vbt_shm_addr_t) <= VBT_TL_ADDR_MAX, "the address blob fits the contract");
 
 static size_t page_align(size_t n)
 {
@@ -81,19 +82,18 @@ static int pid_exited(pid_t pid)
     return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-vbt_status_t vbt_shm_segment_create(void)
+vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm)
 {
-    vbt_shm_ctx_t *c = &vbt_shm_ctx;
     const char *ns = getenv("PMIX_NAMESPACE");
     vbt_shm_seg_hdr_t *h;
     char name[200];
     void *seg;
     int fd;
 
-    vbt_shm_layout((uint32_t)c->local_size, &c->layout);
-    c->cookie = make_cookie();
+    vbt_shm_layout((uint32_t)shm->local_size, &shm->layout);
+    shm->cookie = make_cookie();
     /* The name only labels the memory in /proc/<pid>/maps ("/memfd:vbt-shm.<nspace>.<rank>"). */
-    snprintf(name, sizeof(name), "vbt-shm.%.150s.%d", ns != NULL ? ns : "singleton", c->rank);
+    snprintf(name, sizeof(name), "vbt-shm.%.150s.%d", ns != NULL ? ns : "singleton", shm->rank);
     fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
     if (fd < 0 && errno == EINVAL)
         fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -102,42 +102,43 @@ vbt_status_t vbt_shm_segment_create(void)
                   "ranks on this node go through the network");
         return VBT_ERR_IO;
     }
-    if (ftruncate(fd, (off_t)c->layout.size) != 0) {
+    if (ftruncate(fd, (off_t)shm->layout.size) != 0) {
         vbt_error("cannot size the shared-memory segment to %zu bytes (ftruncate: %m)",
-                  c->layout.size);
+                  shm->layout.size);
         goto err_close;
     }
     /* Nobody can shrink it under a peer's mapping (SIGBUS) or resize it at all. */
     if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
         vbt_debug("cannot seal the shared-memory segment (F_ADD_SEALS: %m)");
-    seg = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    seg = mmap(NULL, shm->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED) {
-        vbt_error("cannot map the %zu-byte shared-memory segment (mmap: %m)", c->layout.size);
+        vbt_error("cannot map the %zu-byte shared-memory segment (mmap: %m)", shm->layout.size);
         goto err_close;
     }
 
     h = seg;
     h->magic = VBT_SHM_MAGIC;
     h->version = VBT_SHM_VERSION;
-    h->nrings = (uint32_t)c->local_size;
+    h->nrings = (uint32_t)shm->local_size;
     h->depth = VBT_SHM_RING_DEPTH;
     h->cell_size = sizeof(vbt_shm_cell_t);
-    h->size = c->layout.size;
-    h->cookie = c->cookie;
-    h->owner_rank = c->rank;
+    h->size = shm->layout.size;
+    h->cookie = shm->cookie;
+    h->owner_rank = shm->rank;
     h->owner_pid = (int32_t)getpid();
     atomic_init(&h->state, 0);
-    for (int i = 0; i < c->local_size; i++)
-        vbt_shm_ring_format(vbt_shm_seg_ctrl(seg, &c->layout, i),
-                            vbt_shm_seg_cells(seg, &c->layout, i), VBT_SHM_RING_DEPTH, 0);
+    for (int i = 0; i < shm->local_size; i++)
+        vbt_shm_ring_format(vbt_shm_seg_ctrl(seg, &shm->layout, i),
+                            vbt_shm_seg_cells(seg, &shm->layout, i), VBT_SHM_RING_DEPTH, 0);
     atomic_thread_fence(memory_order_release);
 
-    c->memfd = fd;
-    c->seg = seg;
-    c->seg_size = c->layout.size;
-    c->hdr = h;
+    shm->memfd = fd;
+    shm->seg = seg;
+    shm->seg_size = shm->layout.size;
+    shm->hdr = h;
     vbt_debug("shared-memory segment %s: %zu bytes (%d rings of %u cells of %zu bytes), fd %d",
-              name, c->layout.size, c->local_size, VBT_SHM_RING_DEPTH, sizeof(vbt_shm_cell_t), fd);
+              name, shm->layout.size, shm->local_size, VBT_SHM_RING_DEPTH, sizeof(vbt_shm_cell_t),
+              fd);
     return VBT_OK;
 
 err_close:
@@ -145,35 +146,31 @@ err_close:
     return VBT_ERR_IO;
 }
 
-vbt_status_t vbt_shm_segment_publish(void)
+void vbt_shm_segment_pack(const vbt_shm_iface_t *shm, vbt_shm_addr_t *a)
 {
-    vbt_shm_ctx_t *c = &vbt_shm_ctx;
-    vbt_shm_modex_t m;
     struct stat st;
 
-    memset(&m, 0, sizeof(m));
-    m.version = VBT_SHM_VERSION;
-    m.local_size = (uint32_t)c->local_size;
-    m.pid = (int32_t)getpid();
-    m.fd = c->memfd;
-    m.size = c->seg_size;
-    m.cookie = c->cookie;
+    memset(a, 0, sizeof(*a));
+    a->version = VBT_SHM_VERSION;
+    a->local_size = (uint32_t)shm->local_size;
+    a->pid = (int32_t)getpid();
+    a->fd = shm->memfd;
+    a->size = shm->seg_size;
+    a->cookie = shm->cookie;
     if (stat("/proc/self/ns/pid", &st) == 0) {
-        m.pidns_dev = (uint64_t)st.st_dev;
-        m.pidns_ino = (uint64_t)st.st_ino;
+        a->pidns_dev = (uint64_t)st.st_dev;
+        a->pidns_ino = (uint64_t)st.st_ino;
     }
-    m.cma_addr = (uint64_t)(uintptr_t)&vbt_shm_cma_probe_word;
-    return vbt_modex_put(VBT_SHM_MODEX_KEY, &m, sizeof(m));
+    a->cma_addr = (uint64_t)(uintptr_t)&shm->cma_probe;
 }
 
-/* Open, map and check peer p's segment as its record m describes; then attach our outbound
+/* Open, map and check peer p's segment as its address m describes; then attach our outbound
  * ring in it. VBT_ERR_UNREACHABLE (why says it, logged at debug: the caller sums them up in one
  * warning) when this environment does not let us map it; VBT_ERR_PEER_FAILED when the peer
  * is gone; VBT_ERR_INVALID_PARAM when it is not a segment of this build (both logged). */
-vbt_status_t vbt_shm_segment_map_peer(vbt_shm_peer_t *p, const vbt_shm_modex_t *m, char *why,
-                                      size_t whylen)
+vbt_status_t vbt_shm_segment_map_peer(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,
+                                      const vbt_shm_addr_t *m, char *why, size_t whylen)
 {
-    vbt_shm_ctx_t *c = &vbt_shm_ctx;
     const vbt_shm_seg_hdr_t *h;
     char path[64];
     struct stat st;
@@ -196,18 +193,18 @@ vbt_status_t vbt_shm_segment_map_peer(vbt_shm_peer_t *p, const vbt_shm_modex_t *
         vbt_debug("rank %d: %s", p->world, why);
         return VBT_ERR_UNREACHABLE;
     }
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < m->size || m->size != c->layout.size) {
-        snprintf(why, whylen, "%s is %lld bytes, the record says %llu, we expect %zu", path,
-                 (long long)st.st_size, (unsigned long long)m->size, c->layout.size);
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < m->size || m->size != shm->layout.size) {
+        snprintf(why, whylen, "%s is %lld bytes, the address says %llu, we expect %zu", path,
+                 (long long)st.st_size, (unsigned long long)m->size, shm->layout.size);
         vbt_debug("rank %d: %s", p->world, why);
         close(fd);
         return VBT_ERR_UNREACHABLE;
     }
-    seg = mmap(NULL, c->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    seg = mmap(NULL, shm->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     err = errno;
     close(fd); /* the mapping keeps the memory */
     if (seg == MAP_FAILED) {
-        snprintf(why, whylen, "mmap of %zu bytes: %s", c->layout.size, strerror(err));
+        snprintf(why, whylen, "mmap of %zu bytes: %s", shm->layout.size, strerror(err));
         vbt_debug("rank %d: %s", p->world, why);
         return VBT_ERR_UNREACHABLE;
     }
@@ -217,47 +214,46 @@ vbt_status_t vbt_shm_segment_map_peer(vbt_shm_peer_t *p, const vbt_shm_modex_t *
         /* Not the file it published: /proc/<pid> is someone else here. */
         snprintf(why, whylen, "%s is not its segment (ranks in different PID namespaces?)", path);
         vbt_debug("rank %d: %s", p->world, why);
-        munmap(seg, c->layout.size);
+        munmap(seg, shm->layout.size);
         return VBT_ERR_UNREACHABLE;
     }
-    if (h->version != VBT_SHM_VERSION || h->nrings != (uint32_t)c->local_size ||
+    if (h->version != VBT_SHM_VERSION || h->nrings != (uint32_t)shm->local_size ||
         h->depth != VBT_SHM_RING_DEPTH || h->cell_size != sizeof(vbt_shm_cell_t) ||
-        h->size != c->layout.size || h->owner_rank != p->world || h->owner_pid != m->pid) {
+        h->size != shm->layout.size || h->owner_rank != p->world || h->owner_pid != m->pid) {
         vbt_error("the shared-memory segment of local rank %d does not match ours (version %u, "
                   "%u rings of %u cells of %u bytes, owner rank %d pid %d; we have version %u, "
                   "%d rings of %u cells of %zu bytes): are all ranks running the same Verbatim "
                   "build?",
                   p->world, h->version, h->nrings, h->depth, h->cell_size, h->owner_rank,
-                  h->owner_pid, VBT_SHM_VERSION, c->local_size, VBT_SHM_RING_DEPTH,
+                  h->owner_pid, VBT_SHM_VERSION, shm->local_size, VBT_SHM_RING_DEPTH,
                   sizeof(vbt_shm_cell_t));
-        munmap(seg, c->layout.size);
+        munmap(seg, shm->layout.size);
         return VBT_ERR_INVALID_PARAM;
     }
 
     p->seg = seg;
-    p->seg_size = c->layout.size;
+    p->seg_size = shm->layout.size;
     p->hdr = seg;
-    vbt_shm_producer_attach(&p->tx, vbt_shm_seg_ctrl(seg, &c->layout, c->my_local),
-                            vbt_shm_seg_cells(seg, &c->layout, c->my_local), VBT_SHM_RING_DEPTH);
+    vbt_shm_producer_attach(&p->tx, vbt_shm_seg_ctrl(seg, &shm->layout, shm->my_local),
+                            vbt_shm_seg_cells(seg, &shm->layout, shm->my_local),
+                            VBT_SHM_RING_DEPTH);
     return VBT_OK;
 }
 
-void vbt_shm_segment_destroy(void)
+void vbt_shm_segment_destroy(vbt_shm_iface_t *shm)
 {
-    vbt_shm_ctx_t *c = &vbt_shm_ctx;
-
-    for (int i = 0; c->peers != NULL && i < c->local_size; i++) {
-        vbt_shm_peer_t *p = &c->peers[i];
+    for (int i = 0; shm->peers != NULL && i < shm->local_size; i++) {
+        vbt_shm_peer_t *p = &shm->peers[i];
         if (p->seg != NULL)
             munmap(p->seg, p->seg_size);
         p->seg = NULL;
         p->hdr = NULL;
     }
-    if (c->seg != NULL)
-        munmap(c->seg, c->seg_size);
-    if (c->memfd >= 0)
-        close(c->memfd);
-    c->seg = NULL;
-    c->hdr = NULL;
-    c->memfd = -1;
+    if (shm->seg != NULL)
+        munmap(shm->seg, shm->seg_size);
+    if (shm->memfd >= 0)
+        close(shm->memfd);
+    shm->seg = NULL;
+    shm->hdr = NULL;
+    shm->memfd = -1;
 }
