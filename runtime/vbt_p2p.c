@@ -7,43 +7,49 @@
  * Fragments: larger messages up to VBT_RNDV_THRESHOLD go as FRAG_FIRST + FRAGs, eager sends
  * handed to the transport back to back (so one slot per sender tracks them at the receiver).
  *
- * Which transport carries a peer's messages, and so which rendezvous, is vbt_tl.h's choice.
+ * Which transport carries a peer's messages is vbt_tl.h's choice; which rendezvous, the
+ * capabilities of that transport (runtime/base/vbt_tl_ops.h), never its name.
  *
- * Rendezvous over ib, above VBT_RNDV_THRESHOLD (never to oneself: self messages go straight
- * into the matching engine with their payload):
+ * Rendezvous by put (VBT_TL_CAP_PUT: InfiniBand's RDMA WRITE), above the transport's
+ * rendezvous threshold (never to oneself: self messages go straight into the matching engine
+ * with their payload):
  *   sender                                   receiver
  *   register buf (cache) ---- RTS ---------> match a posted receive, or queue the RTS as an
  *                            (tag, len, id)  unexpected message WITHOUT payload until a receive
  *                                            or MPI_Mrecv takes it; then register
  *                                            min(len, capacity) bytes of the receive buffer
- *                    <------ CTS ----------- (addr, rkey, bytes granted, its request id)
- *   RDMA WRITE the granted bytes, straight from the user's buffer into the user's buffer, as
- *   several WRITEs in flight (vbt_ib_put: max_msg_sz, fragments, send-queue slots)
+ *                    <------ CTS ----------- (addr, key, bytes granted, its request id)
+ *   put the granted bytes, straight from the user's buffer into the user's buffer (the
+ *   transport splits and pipelines them)
  *                          ---- FIN -------> (its request id): deregister (cache put), done
- *   done when the last WRITE completes (the data is in the receiver's memory).
+ *   done when the last put completes (the data is in the receiver's memory).
  * No payload byte is copied on either side. A CTS grants only the receive buffer's length, so
  * a longer message is truncated (MPI_ERR_TRUNCATE) without a byte written past the buffer. A
  * synchronous send by rendezvous needs no ACK: the CTS comes only once the receive matched.
  * MPI_Probe reports the RTS's full length; a posted receive can be cancelled until an RTS
  * matches it.
  *
- * The end of the WRITEs is signalled by a FIN SEND rather than RDMA WRITE with immediate: RC
- * executes a QP's work requests in order, so a SEND posted after the WRITEs is delivered after
- * their data is placed, at the cost of one small (inline) SEND that is pipelined behind the
- * WRITEs, not a round trip. In exchange the FIN is an ordinary message: it carries a 64-bit id
- * (an immediate has 32 bits, so it would need a table of pending receives), it arrives with
- * the transport header that names its sender (an immediate consumes a receive buffer with no
- * header, so the sender would have to be found from the QP number), it uses the existing
- * credits and wire versioning, and providers without immediate data would work unchanged.
+ * The end of the puts is signalled by a FIN message rather than a write with immediate data:
+ * the contract orders a send posted after put() behind the put's data (RC executes a QP's work
+ * requests in order), at the cost of one small inline SEND pipelined behind the WRITEs, not a
+ * round trip. In exchange the FIN is an ordinary message: it carries a 64-bit id (an immediate
+ * has 32 bits, so it would need a table of pending receives), it arrives with the header that
+ * names its sender, it uses the existing credits and wire versioning, and transports without
+ * immediate data work unchanged.
  *
- * Rendezvous over shm, above VBT_SHM_RNDV_THRESHOLD: the RTS carries the address of the
- * sender's buffer and the F_SHM flag. Once a receive matches it, the receiver copies the
- * granted bytes straight out of the sender's memory with one process_vm_readv (CMA) and answers
- * DONE, which completes the send. Where CMA is not permitted (ptrace scope, seccomp; found at
- * start-up, or by a failing read) the receiver answers a CTS instead and the sender streams
- * the data as RDATA pieces through the ring into the matched receive: two copies, pipelined by
- * the ring's depth, and never buffered whole at either end. Each piece names the receive and
- * its offset, so no per-sender state is needed and other messages may come in between.
+ * Rendezvous by read (VBT_TL_CAP_READ_PEER: shared memory's CMA): the RTS carries the address
+ * of the sender's buffer and the F_READ flag. Once a receive matches it, the receiver copies
+ * the granted bytes straight out of the sender's memory with one read_peer() (one copy) and
+ * answers DONE, which completes the send. Where the kernel refuses the read (ptrace scope,
+ * seccomp; found at start-up, or by a failing read) the receiver answers a CTS with F_STREAM
+ * instead.
+ *
+ * Rendezvous by streaming (VBT_TL_CAP_STREAM, and whenever either side's data is not
+ * contiguous): the receiver answers a CTS with F_STREAM and no key, and the sender streams the
+ * data as RDATA pieces through ordinary sends into the matched receive: two copies, pipelined
+ * by the transport's queue depth, and never buffered whole at either end. Each piece names the
+ * receive and its offset, so no per-sender state is needed and other messages may come in
+ * between.
  *
  * Non-contiguous data (a derived datatype that is not one block; vbt_datatype.h): the API hands
  * contiguous data over as bytes, untouched; otherwise the request carries the datatype and
@@ -53,8 +59,8 @@
  * fragment or from an unexpected-message buffer. A rendezvous where either side is not
  * contiguous neither registers nor reads remote memory: the RTS says F_NONCONTIG when the
  * sender's data is scattered, and the receiver, if either side is, answers a CTS with
- * F_STREAM; the sender then streams RDATA pieces (packed from its datatype, over shm or ib
- * alike) that the receiver unpacks at each piece's offset. Messages to oneself are delivered
+ * F_STREAM; the sender then streams RDATA pieces (packed from its datatype, over any
+ * transport) that the receiver unpacks at each piece's offset. Messages to oneself are delivered
  * as fragments packed the same way. */
 #include "vbt_p2p.h"
 #include "vbt_p2p_wire.h"
@@ -114,6 +120,13 @@ static struct {
 
 /* Bytes [offset, offset + len) of a send's data as one contiguous range: the user's buffer
  * itself, or those bytes packed into the scratch buffer (len <= p2p.scratch_len). */
+/* Does a rendezvous over tl have the receiver grant a key for a put (rather than read our
+ * memory, or have us stream)? Then the sender registers its buffer with the RTS. */
+static inline int vbt_p2p_rndv_puts(const vbt_tl_t *tl)
+{
+    return (tl->caps & (VBT_TL_CAP_READ_PEER | VBT_TL_CAP_PUT)) == VBT_TL_CAP_PUT;
+}
+
 static inline const void *send_bytes(const vbt_request_t *req, size_t offset, size_t len)
 {
     if (likely(req->dtype == NULL))
@@ -123,6 +136,15 @@ static inline const void *send_bytes(const vbt_request_t *req, size_t offset, si
 }
 
 static void deliver(int src_world, const vbt_p2p_msg_t *m);
+
+/* Give back the registration a rendezvous held, to the transport that made it. */
+static void mem_release(vbt_request_t *req)
+{
+    vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+
+    tl->ops->mem_put(tl, req->mem);
+    req->mem = NULL;
+}
 
 /* ---- buffers for unexpected messages --------------------------------------------------------- */
 
@@ -201,13 +223,11 @@ static void sendq_append(vbt_request_t *req)
 
 static void fail_send(vbt_request_t *req, vbt_status_t status)
 {
-    if (req->mem != NULL) {
-        vbt_ib_mem_put(req->mem);
-        req->mem = NULL;
-    }
+    if (req->mem != NULL)
+        mem_release(req);
     req->status_error = vbt_status_to_errclass(status);
     req->flags |= VBT_REQF_HANDED | VBT_REQF_ACKED;
-    if (req->kind == VBT_REQ_CTRL)
+    if (vbt_request_is_ctrl(req))
         vbt_request_release(req);
     else
         vbt_p2p_request_done(req);
@@ -232,7 +252,7 @@ static vbt_status_t push_ctrl(vbt_request_t *req)
         m.rkey = req->rkey;
         len = sizeof(m);
     }
-    status = vbt_tl_of(req->peer_world)->send(req->peer_world, &m, len, NULL, 0);
+    status = vbt_tl_send(vbt_tl_of(req->peer_world), req->peer_world, &m, len, NULL, 0);
     if (status == VBT_OK)
         vbt_request_release(req);
     return status;
@@ -243,12 +263,12 @@ static vbt_status_t push_ctrl(vbt_request_t *req)
  * when the peer is gone. */
 static vbt_status_t push(vbt_request_t *req)
 {
-    const vbt_tl_t *tl;
+    vbt_tl_t *tl;
     vbt_p2p_hdr_t hdr;
     vbt_status_t status;
     size_t max_payload;
 
-    if (req->kind == VBT_REQ_CTRL)
+    if (vbt_request_is_ctrl(req))
         return push_ctrl(req);
     tl = vbt_tl_of(req->peer_world);
     hdr.version = VBT_P2P_WIRE_VERSION;
@@ -258,14 +278,15 @@ static vbt_status_t push(vbt_request_t *req)
     hdr.tag = req->tag;
     hdr.len = req->bytes;
     if (req->flags & VBT_REQF_RNDV) {
-        /* The request waits for the CTS (ib: its buffer is registered already) or DONE. */
+        /* The request waits for the CTS (when the receiver will write: its buffer is registered
+         * already) or DONE (the receiver reads it). */
         vbt_p2p_rts_t rts = {.hdr = hdr, .addr = (uint64_t)(uintptr_t)req->buf};
         rts.hdr.type = VBT_P2P_RTS;
-        rts.hdr.flags = tl->kind == VBT_TL_SHM ? VBT_P2P_F_SHM : 0;
+        rts.hdr.flags = (tl->caps & VBT_TL_CAP_READ_PEER) ? VBT_P2P_F_READ : 0;
         if (req->dtype != NULL)
             rts.hdr.flags |= VBT_P2P_F_NONCONTIG;
         rts.hdr.id = vbt_request_id(req);
-        return tl->send(req->peer_world, &rts, sizeof(rts), NULL, 0);
+        return vbt_tl_send(tl, req->peer_world, &rts, sizeof(rts), NULL, 0);
     }
     hdr.id = (req->flags & VBT_REQF_SYNC) ? vbt_request_id(req) : 0;
     max_payload = tl->max_send - sizeof(hdr);
@@ -277,8 +298,8 @@ static vbt_status_t push(vbt_request_t *req)
             hdr.type = chunk == req->bytes ? VBT_P2P_EAGER : VBT_P2P_FRAG_FIRST;
         else
             hdr.type = VBT_P2P_FRAG;
-        status = tl->send(req->peer_world, &hdr, sizeof(hdr), send_bytes(req, req->offset, chunk),
-                          chunk);
+        status = vbt_tl_send(tl, req->peer_world, &hdr, sizeof(hdr),
+                             send_bytes(req, req->offset, chunk), chunk);
         if (status != VBT_OK)
             return status;
         req->offset += chunk;
@@ -368,10 +389,8 @@ static void send_ack(int dest_world, uint64_t ack_id)
 
 static void rndv_send_done(vbt_request_t *req, vbt_status_t status)
 {
-    if (req->mem != NULL) {
-        vbt_ib_mem_put(req->mem);
-        req->mem = NULL;
-    }
+    if (req->mem != NULL)
+        mem_release(req);
     if (unlikely(status != VBT_OK))
         req->status_error = vbt_status_to_errclass(status);
     req->flags |= VBT_REQF_HANDED;
@@ -379,13 +398,13 @@ static void rndv_send_done(vbt_request_t *req, vbt_status_t status)
 }
 
 /* The transport's upcall: every WRITE of req completed (or failed). */
-static void put_cb(void *cookie, vbt_status_t status)
+static void put_cb(void *arg, void *cookie, vbt_status_t status)
 {
     rndv_send_done(cookie, status);
 }
 
-/* Stream the granted bytes of a shm rendezvous as RDATA pieces into the matched receive. */
-static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
+/* Stream the granted bytes of a rendezvous as RDATA pieces into the matched receive. */
+static vbt_status_t rdata_push(vbt_request_t *req, vbt_tl_t *tl)
 {
     vbt_p2p_hdr_t hdr = {
         .version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_RDATA, .id = req->remote_id};
@@ -397,8 +416,8 @@ static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
         if (chunk > max_payload)
             chunk = max_payload;
         hdr.len = req->offset;
-        status = tl->send(req->peer_world, &hdr, sizeof(hdr), send_bytes(req, req->offset, chunk),
-                          chunk);
+        status = vbt_tl_send(tl, req->peer_world, &hdr, sizeof(hdr),
+                             send_bytes(req, req->offset, chunk), chunk);
         if (status != VBT_OK)
             return status;
         req->offset += chunk;
@@ -406,16 +425,16 @@ static vbt_status_t rdata_push(vbt_request_t *req, const vbt_tl_t *tl)
     return VBT_OK;
 }
 
-/* Post the data the transport takes now for every rendezvous that has its CTS: RDMA WRITEs
- * then a FIN (which RC delivers after the data) over ib, RDATA pieces over shm or when the CTS
- * asked for them. */
+/* Post the data the transport takes now for every rendezvous that has its CTS: zero-copy puts
+ * then a FIN (which the transport delivers after the data) when the CTS granted a key, RDATA
+ * pieces when it asked for them. */
 static void put_progress(void)
 {
     vbt_request_t *req, *prev = NULL, **link = &p2p.putq_head;
 
     while ((req = *link) != NULL) {
-        const vbt_tl_t *tl = vbt_tl_of(req->peer_world);
-        int stream = tl->kind == VBT_TL_SHM || (req->flags & VBT_REQF_STREAM);
+        vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+        int stream = req->flags & VBT_REQF_STREAM;
         vbt_status_t status = VBT_OK;
         vbt_request_t *fin;
         size_t posted = 0;
@@ -423,9 +442,9 @@ static void put_progress(void)
         if (stream) {
             status = rdata_push(req, tl);
         } else if (req->offset < req->bytes) {
-            status = vbt_ib_put(req->peer_world, (char *)req->buf + req->offset,
-                                req->bytes - req->offset, req->mem, req->remote_addr + req->offset,
-                                req->rkey, req, &posted);
+            status = tl->ops->put(tl, req->peer_world, (char *)req->buf + req->offset,
+                                  req->bytes - req->offset, req->mem,
+                                  req->remote_addr + req->offset, req->rkey, req, &posted);
             req->offset += posted;
         }
         if (status == VBT_ERR_NO_RESOURCE) {
@@ -516,7 +535,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
                               unsigned flags, vbt_request_t **req_p)
 {
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
-    const vbt_tl_t *tl;
+    vbt_tl_t *tl;
     vbt_status_t status;
 
     if (unlikely(req == NULL))
@@ -568,10 +587,11 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
     }
     tl = vbt_tl_of(req->peer_world);
     if (bytes > tl->rndv_threshold) {
-        /* ib: register now: a cache hit costs nothing, a miss overlaps the RTS round trip.
-         * Non-contiguous data is streamed, never written from: nothing to register. */
-        if (tl->kind == VBT_TL_IB && dtype == NULL) {
-            status = vbt_ib_mem_get(buf, bytes, 0, &req->mem);
+        /* A receiver that cannot read our memory will ask for a put: register now, a cache hit
+         * costs nothing, a miss overlaps the RTS round trip. Non-contiguous data is streamed,
+         * never put from: nothing to register. */
+        if (vbt_p2p_rndv_puts(tl) && dtype == NULL) {
+            status = tl->ops->mem_get(tl, buf, bytes, 0, &req->mem);
             if (unlikely(status != VBT_OK)) {
                 vbt_request_release(req);
                 *req_p = NULL;
@@ -583,7 +603,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
     status = send_or_queue(req);
     if (unlikely(status != VBT_OK)) {
         if (req->mem != NULL)
-            vbt_ib_mem_put(req->mem);
+            mem_release(req);
         vbt_request_release(req);
         *req_p = NULL;
     }
@@ -725,17 +745,17 @@ typedef struct {
     unsigned flags; /* VBT_P2P_F_* */
 } vbt_rts_info_t;
 
-/* Over shm: copy the granted bytes out of the sender's memory with one CMA read and tell it
- * DONE. VBT_ERR_UNSUPPORTED when CMA is not permitted towards that sender: then the caller
- * asks for RDATA with a CTS. */
-static vbt_status_t rndv_recv_cma(vbt_request_t *req, const vbt_rts_info_t *rts, size_t granted)
+/* The receiver reads: copy the granted bytes straight out of the sender's memory (one copy,
+ * READ_PEER) and tell it DONE. VBT_ERR_UNSUPPORTED when the kernel refuses the read: then the
+ * caller asks for RDATA with a CTS. */
+static vbt_status_t rndv_recv_read(vbt_request_t *req, vbt_tl_t *tl, const vbt_rts_info_t *rts,
+                                   size_t granted)
 {
     vbt_request_t *done;
     vbt_status_t status = VBT_OK;
 
     if (granted > 0)
-        status =
-            vbt_shm_cma_read(rts->src_world, req->buf, (const void *)(uintptr_t)rts->addr, granted);
+        status = tl->ops->read_peer(tl, rts->src_world, req->buf, rts->addr, granted);
     if (status != VBT_OK)
         return status;
     done = ctrl_new(rts->src_world, VBT_P2P_DONE, rts->sender_id);
@@ -745,14 +765,15 @@ static vbt_status_t rndv_recv_cma(vbt_request_t *req, const vbt_rts_info_t *rts,
     return VBT_OK;
 }
 
-/* A receive matched an RTS: over ib, register what fits of its buffer and answer with a CTS
- * (the sender WRITEs, then FIN); over shm, read the data with CMA, or answer a CTS without a
- * key (the sender streams RDATA pieces). When either side's data is not contiguous, always the
- * latter: a CTS with F_STREAM, over either transport. */
+/* A receive matched an RTS. By what the sender's transport can do: read the data ourselves
+ * when the RTS says we may (READ_PEER: one copy, then DONE); else register what fits of the
+ * buffer and grant its key in a CTS (PUT: the sender writes, then FIN); else, or when either
+ * side's data is not contiguous, a CTS with F_STREAM (the sender streams RDATA pieces). */
 static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
 {
     size_t granted = rts->len < req->bytes ? rts->len : req->bytes;
     int stream = (rts->flags & VBT_P2P_F_NONCONTIG) || req->dtype != NULL;
+    vbt_tl_t *tl = vbt_tl_of(rts->src_world);
     vbt_request_t *cts;
     vbt_status_t status;
 
@@ -762,31 +783,35 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
     req->peer_world = rts->src_world; /* only that rank may send its RDATA or FIN */
     if (stream) {
         /* Pieces, unpacked as they come: nothing to register or read. */
-    } else if (rts->flags & VBT_P2P_F_SHM) {
-        if (vbt_tl.cma) {
-            status = rndv_recv_cma(req, rts, granted);
+    } else if (rts->flags & VBT_P2P_F_READ) {
+        if (tl->caps & VBT_TL_CAP_READ_PEER) {
+            status = rndv_recv_read(req, tl, rts, granted);
             if (likely(status == VBT_OK))
                 return;
             if (status != VBT_ERR_UNSUPPORTED) {
-                vbt_error("reading a %zu-byte message from rank %d's memory (CMA) failed", granted,
+                vbt_error("reading a %zu-byte message from rank %d's memory failed", granted,
                           rts->src_world);
                 p2p.failed = status;
                 return;
             }
             /* Refused after the start-up probe said yes (a seccomp filter installed since?):
-             * stop trying, for every peer. */
-            vbt_info("CMA read of rank %d refused: large on-node messages go through the rings "
+             * the transport stopped offering reads, for every peer. */
+            vbt_info("%s read of rank %d's memory refused: large messages over %s are streamed "
                      "from now on",
-                     rts->src_world);
-            vbt_tl.cma = 0;
+                     tl->ops->name, rts->src_world, tl->ops->name);
         }
-    } else if (granted > 0) {
-        status = vbt_ib_mem_get(req->buf, granted, VBT_IB_MEM_REMOTE_WRITE, &req->mem);
-        if (unlikely(status != VBT_OK)) {
-            /* The sender would wait for ever: the job cannot go on (the reason was logged). */
-            p2p.failed = status;
-            return;
+        stream = 1; /* the sender registered nothing: it cannot be written from */
+    } else if (tl->caps & VBT_TL_CAP_PUT) {
+        if (granted > 0) {
+            status = tl->ops->mem_get(tl, req->buf, granted, VBT_TL_MEM_REMOTE_WRITE, &req->mem);
+            if (unlikely(status != VBT_OK)) {
+                /* The sender would wait for ever: the job cannot go on (the reason was logged). */
+                p2p.failed = status;
+                return;
+            }
         }
+    } else {
+        stream = 1;
     }
     cts = ctrl_new(rts->src_world, VBT_P2P_CTS, rts->sender_id);
     if (unlikely(cts == NULL))
@@ -794,11 +819,11 @@ static void rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
     cts->bytes = granted;
     cts->remote_id = vbt_request_id(req);
     cts->remote_addr = (uint64_t)(uintptr_t)req->buf;
-    cts->rkey = req->mem != NULL ? vbt_ib_mem_rkey(req->mem) : 0;
+    cts->rkey = req->mem != NULL ? tl->ops->mem_rkey(tl, req->mem) : 0;
     cts->wire_flags = stream ? VBT_P2P_F_STREAM : 0;
     ctrl_send(cts);
     /* Streamed, no FIN follows the data: the last RDATA piece completes the receive. */
-    if ((stream || (rts->flags & VBT_P2P_F_SHM)) && granted == 0)
+    if (stream && granted == 0)
         vbt_p2p_request_done(req);
 }
 
@@ -844,7 +869,7 @@ static void deliver_rts(int src_world, const vbt_p2p_msg_t *m)
     vbt_match_append_unexpected(q, u);
 }
 
-/* A piece of a rendezvous message streamed (shm rings, or ib for non-contiguous data) into a
+/* A piece of a rendezvous message streamed through the transport's sends into a
  * matched receive. */
 static void deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
 {
@@ -900,10 +925,8 @@ static void deliver_fin(int src_world, uint64_t id)
                   src_world, (unsigned long long)id);
         return;
     }
-    if (req->mem != NULL) {
-        vbt_ib_mem_put(req->mem);
-        req->mem = NULL;
-    }
+    if (req->mem != NULL)
+        mem_release(req);
     vbt_p2p_request_done(req);
 }
 
@@ -973,7 +996,7 @@ __attribute__((noinline, cold)) static void malformed(int src_world, const void 
 }
 
 /* The transport's upcall for every arrived message. */
-static void recv_cb(int src_world, const void *data, size_t len)
+static void recv_cb(void *arg, int src_world, const void *data, size_t len)
 {
     vbt_p2p_msg_t m;
     const char *bad;
@@ -1143,7 +1166,7 @@ int vbt_p2p_progress(void)
 
 void vbt_p2p_idle(vbt_backoff_t *backoff)
 {
-    /* Sends waiting for ib credits or WRITE slots get them from completions that may raise no
+    /* Sends waiting for credits or put slots get them from completions that may raise no
      * event (unsignalled sends): poll for those rather than sleep. */
     vbt_status_t status = vbt_backoff_idle(backoff, p2p.npending == 0 && p2p.nputs == 0);
 
@@ -1193,7 +1216,7 @@ vbt_status_t vbt_p2p_init(void)
         p2p.unexp_pool = b;
     }
 
-    status = vbt_tl_init(&vbt_rt.proc, recv_cb, put_cb);
+    status = vbt_tl_init(&vbt_rt.proc, &(vbt_tl_upcalls_t){.recv = recv_cb, .rma_done = put_cb});
     if (status != VBT_OK)
         return status;
     /* Non-contiguous data is packed here one transport send at a time (and in pieces of
@@ -1205,10 +1228,9 @@ vbt_status_t vbt_p2p_init(void)
     p2p.scratch = malloc(p2p.scratch_len);
     if (p2p.scratch == NULL)
         return VBT_ERR_NO_MEMORY;
-    /* Measured on Soft-RoCE with ranks bound one per core: spinning 4096 polls put 8-byte
-     * latency near 4 ms (rxe's kernel work waits for the scheduler tick); 64 gave ~30 us. */
-    if (vbt_tl_uses_ib() && vbt_ib_device_is_software())
-        vbt_backoff_set_spin(64);
+    /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
+    if (vbt_tl_spin_polls() > 0)
+        vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls());
     return vbt_progress_init();
 }
 

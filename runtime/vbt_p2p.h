@@ -15,7 +15,7 @@
 #include "vbt_status.h"
 
 /* The runtime's wire header, first in every message. Decoded defensively. */
-#define VBT_P2P_WIRE_VERSION 4
+#define VBT_P2P_WIRE_VERSION 5
 typedef enum {
     VBT_P2P_EAGER = 1,      /* the whole message */
     VBT_P2P_FRAG_FIRST = 2, /* first piece of a message larger than one transport send */
@@ -23,15 +23,17 @@ typedef enum {
     VBT_P2P_ACK = 4,        /* the receiver matched a synchronous send */
     VBT_P2P_RTS = 5,        /* ready to send: a large message waits at the sender; no payload */
     VBT_P2P_CTS = 6,        /* clear to send: the receiver's registered buffer (vbt_p2p_cts_t) */
-    VBT_P2P_FIN = 7,        /* the sender's RDMA WRITEs into that buffer are done */
-    VBT_P2P_RDATA = 8,      /* a piece of a rendezvous message streamed through shm rings */
-    VBT_P2P_DONE = 9,       /* the receiver read a rendezvous message itself (CMA) */
+    VBT_P2P_FIN = 7,        /* the sender's puts into that buffer are done */
+    VBT_P2P_RDATA = 8,      /* a piece of a rendezvous message streamed through sends */
+    VBT_P2P_DONE = 9,       /* the receiver read a rendezvous message itself (READ_PEER) */
 } vbt_p2p_type_t;
 
 /* vbt_p2p_hdr_t.flags */
-#define VBT_P2P_F_SHM 0x1u /* RTS: sent over shm: read the data with CMA, or CTS for RDATA */
-/* RTS: the sender's data is not contiguous: neither CMA nor WRITE can take it, so answer with
- * a streaming CTS. */
+/* RTS: the sender's transport lets the receiver read the data itself, at addr (READ_PEER);
+ * nothing is registered for a put. */
+#define VBT_P2P_F_READ 0x1u
+/* RTS: the sender's data is not contiguous: neither a read nor a put can take it, so answer
+ * with a streaming CTS. */
 #define VBT_P2P_F_NONCONTIG 0x2u
 /* CTS: send the data as RDATA pieces (the receiver's buffer is not contiguous, or cannot be
  * read or written remotely). */
@@ -51,7 +53,7 @@ typedef struct __attribute__((packed)) {
                      receiver's; DONE: the sender's */
 } vbt_p2p_hdr_t;
 
-/* An RTS: the envelope, and where the data is in the sender's memory (for a CMA read). */
+/* An RTS: the envelope, and where the data is in the sender's memory (for a read). */
 typedef struct __attribute__((packed)) {
     vbt_p2p_hdr_t hdr; /* type RTS; len: the message length; id: the sender's request */
     uint64_t addr;
@@ -61,8 +63,8 @@ typedef struct __attribute__((packed)) {
 typedef struct __attribute__((packed)) {
     vbt_p2p_hdr_t hdr; /* type CTS; id: the sender's request; len: bytes granted */
     uint64_t recv_id;  /* the receiver's request, echoed by FIN */
-    uint64_t addr;     /* where to WRITE */
-    uint32_t rkey;
+    uint64_t addr;     /* where to put */
+    uint64_t rkey;     /* the key of that registration, as its transport packs it */
 } vbt_p2p_cts_t;
 
 vbt_status_t vbt_p2p_init(void);

@@ -27,7 +27,7 @@ typedef struct {
     vbt_p2p_hdr_t hdr;
     uint64_t recv_id; /* CTS */
     uint64_t addr;    /* RTS: the sender's data; CTS: the receiver's buffer */
-    uint32_t rkey;    /* CTS */
+    uint64_t rkey;    /* CTS */
     const void *payload;
     size_t len; /* bytes of payload */
 } vbt_p2p_msg_t;

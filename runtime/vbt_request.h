@@ -14,7 +14,7 @@
 struct vbt_comm;
 /* vbt_dtype_t: the datatype of non-contiguous data (vbt_datatype.h) */
 struct vbt_dtype;
-struct vbt_rcache_region; /* vbt_ib_mem_t: a registration held by a rendezvous */
+struct vbt_tl_mem; /* a transport's registration held by a rendezvous (vbt_tl_ops.h) */
 
 #define VBT_REQUEST_MAGIC 0x56425251u /* "VBRQ": tells a live request from a stray pointer */
 
@@ -55,12 +55,12 @@ typedef struct vbt_request {
     const void *bsend_block; /* VBT_REQF_BSEND: block in the attached buffer */
     uint64_t ack_id;         /* ctrl: the id the message carries (vbt_p2p_hdr_t.id) */
     /* Rendezvous. */
-    struct vbt_rcache_region *mem; /* registration of buf, held until the transfer is done */
-    uint64_t remote_id;            /* send: the receiver's request (for FIN); ctrl CTS: ours */
-    uint64_t remote_addr;          /* send: where to WRITE; ctrl CTS: our buffer */
-    uint32_t rkey;                 /* send: the receiver's key; ctrl CTS: ours */
-    uint8_t ctrl;                  /* ctrl: vbt_p2p_type_t of the message */
-    uint16_t wire_flags;           /* ctrl: vbt_p2p_hdr_t.flags of the message */
+    struct vbt_tl_mem *mem; /* registration of buf, held until the transfer is done */
+    uint64_t remote_id;     /* send: the receiver's request (for FIN); ctrl CTS: ours */
+    uint64_t remote_addr;   /* send: where to WRITE; ctrl CTS: our buffer */
+    uint64_t rkey;          /* send: the receiver's key; ctrl CTS: ours */
+    uint8_t ctrl;           /* ctrl: vbt_p2p_type_t of the message */
+    uint16_t wire_flags;    /* ctrl: vbt_p2p_hdr_t.flags of the message */
     /* Non-contiguous data: buf holds dcount elements of dtype (a reference is held until the
      * request is released), and bytes/offset count its packed form. NULL: bytes at buf. */
     struct vbt_dtype *dtype;
@@ -76,6 +76,12 @@ typedef struct vbt_request {
 extern vbt_objpool_t vbt_request_pool;
 
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
+
+/* An internal control message rather than a user's send or receive? */
+static inline int vbt_request_is_ctrl(const vbt_request_t *req)
+{
+    return req->kind == VBT_REQ_CTRL;
+}
 
 /* Requests named on the wire. A peer echoes the id of one of our requests (sync-send ACK,
  * rendezvous CTS/FIN/DONE/RDATA); the id is the request's slot and generation, never its

@@ -10,48 +10,66 @@
 
 vbt_tl_state_t vbt_tl;
 
-/* shm's send already has the transport's signature; ib's too. */
-static vbt_tl_t tl_shm = {.kind = VBT_TL_SHM, .name = "shm", .send = vbt_shm_send};
-static vbt_tl_t tl_ib = {.kind = VBT_TL_IB, .name = "ib", .send = vbt_ib_send};
+/* A table entry as vbt_tl_init found it. */
+typedef struct {
+    const vbt_tl_ops_t *ops;
+    int wanted;            /* named in VBT_TRANSPORTS */
+    vbt_tl_iface_t *iface; /* NULL: not up */
+    char key[32];          /* the modex key of its address blob: "<name>.addr" */
+    char why[832];         /* why it is not up, for the unreachable-peer message */
+    int npeers;            /* peers it carries */
+    vbt_tl_upcalls_t up;   /* the caller's, with peer_addr reading this entry's key */
+} vbt_tl_slot_t;
 
 static struct {
-    int want_self, want_shm, want_ib;
-    const char *ib_why;     /* why ib is not up, for the unreachable-peer message */
-    char ib_no_device[832]; /* ib_why when vbt_ib_init found no usable device */
-    int nib;                /* peers over verbs */
+    vbt_tl_slot_t slot[VBT_TL_MAX];
+    int nslots;
 } tl;
 
-/* VBT_TRANSPORTS: a comma-separated subset of self, shm, ib (any order, spaces allowed). */
+/* VBT_TRANSPORTS: a comma-separated subset of self and the table's names (any order, spaces
+ * allowed). */
 static vbt_status_t parse_transports(const char *list)
 {
     const char *p = list;
+    int self = 0;
+    char known[128] = "self";
 
-    tl.want_self = tl.want_shm = tl.want_ib = 0;
+    for (int i = 0; i < tl.nslots; i++) {
+        strncat(known, ", ", sizeof(known) - strlen(known) - 1);
+        strncat(known, tl.slot[i].ops->name, sizeof(known) - strlen(known) - 1);
+    }
     while (*p != '\0') {
         size_t n;
+        int found = 0;
         while (*p == ' ' || *p == ',')
             p++;
         n = strcspn(p, ", ");
         if (n == 0)
             break;
         if (n == 4 && strncmp(p, "self", 4) == 0) {
-            tl.want_self = 1;
-        } else if (n == 3 && strncmp(p, "shm", 3) == 0) {
-            tl.want_shm = 1;
-        } else if (n == 2 && strncmp(p, "ib", 2) == 0) {
-            tl.want_ib = 1;
-        } else {
-            vbt_error("VBT_TRANSPORTS=%s: unknown transport '%.*s' (known: self, shm, ib; e.g. "
-                      "VBT_TRANSPORTS=self,ib)",
-                      list, (int)n, p);
+            self = found = 1;
+        }
+        for (int i = 0; i < tl.nslots && !found; i++) {
+            const char *name = tl.slot[i].ops->name;
+            if (strlen(name) == n && strncmp(p, name, n) == 0)
+                tl.slot[i].wanted = found = 1;
+        }
+        if (!found) {
+            vbt_error("VBT_TRANSPORTS=%s: unknown transport '%.*s' (known: %s; e.g. "
+                      "VBT_TRANSPORTS=self,%s)",
+                      list, (int)n, p, known, tl.slot[tl.nslots - 1].ops->name);
             return VBT_ERR_INVALID_PARAM;
         }
         p += n;
     }
-    if (!tl.want_self) {
+    if (!self) {
+        const char *other = tl.slot[0].ops->name;
+        for (int i = 0; i < tl.nslots; i++)
+            if (tl.slot[i].wanted)
+                other = tl.slot[i].ops->name;
         vbt_error("VBT_TRANSPORTS=%s leaves out self, which carries a rank's messages to itself: "
                   "add it (e.g. VBT_TRANSPORTS=self,%s)",
-                  list, tl.want_ib ? "ib" : "shm");
+                  list, other);
         return VBT_ERR_INVALID_PARAM;
     }
     return VBT_OK;
@@ -65,52 +83,103 @@ static int on_my_node(const vbt_proc_info_t *proc, int world)
     return 0;
 }
 
-/* The first listed transport that reaches each peer; the reason when none does. */
+/* How large messages travel over t, for the info log: its rendezvous, chosen by capability. */
+static const char *large_path(const vbt_tl_t *t)
+{
+    if (t->caps & VBT_TL_CAP_READ_PEER)
+        return " (large messages: one copy, read from the sender's memory)";
+    if (t->caps & VBT_TL_CAP_PUT)
+        return " (large messages: zero copy, written into the receive buffer)";
+    if (t->caps & VBT_TL_CAP_STREAM)
+        return " (large messages: two copies, streamed through its sends)";
+    return " (large messages: eager fragments)";
+}
+
+/* The first transport of the table that reaches each peer; the reasons when none does. */
 static vbt_status_t select_per_peer(const vbt_proc_info_t *proc)
 {
     for (int r = 0; r < proc->size; r++) {
-        const vbt_tl_t *t = NULL;
+        vbt_tl_t *t = NULL;
         int local = on_my_node(proc, r);
 
         if (r == proc->rank) {
             vbt_debug("transport to rank %d (ourselves): self", r);
             continue;
         }
-        if (vbt_tl.shm_up && vbt_shm_is_local(r))
-            t = &tl_shm;
-        else if (vbt_tl.ib_up)
-            t = &tl_ib;
+        for (int i = 0; i < tl.nslots && t == NULL; i++) {
+            vbt_tl_iface_t *f = tl.slot[i].iface;
+            if (f != NULL && f->ops->reaches(f, r))
+                t = f;
+        }
         if (t == NULL) {
-            vbt_error("rank %d cannot reach rank %d (%s): %s%s%s; VBT_TRANSPORTS=%s", proc->rank, r,
-                      local ? "on this node" : "on another node",
-                      local
-                          ? (tl.want_shm ? "its shared memory could not be mapped (see the warning "
-                                           "above), and "
-                                         : "shm is not in VBT_TRANSPORTS, and ")
-                          : "",
-                      tl.ib_why, local ? "" : " (ranks on other nodes need the ib transport)",
-                      vbt_cfg.transports);
+            char why[2048] = "";
+            for (int i = 0; i < tl.nslots; i++) {
+                const vbt_tl_slot_t *s = &tl.slot[i];
+                size_t used = strlen(why);
+                snprintf(why + used, sizeof(why) - used, "%s%s: %s", used > 0 ? "; " : "",
+                         s->ops->name,
+                         s->iface != NULL ? "up, but it does not reach that rank" : s->why);
+            }
+            vbt_error("rank %d cannot reach rank %d (%s): %s; VBT_TRANSPORTS=%s", proc->rank, r,
+                      local ? "on this node" : "on another node", why, vbt_cfg.transports);
             return VBT_ERR_UNREACHABLE;
         }
         vbt_tl.peer[r] = t;
-        if (t == &tl_ib)
-            tl.nib++;
+        for (int i = 0; i < tl.nslots; i++)
+            tl.slot[i].npeers += tl.slot[i].iface == t;
         vbt_info("transport to rank %d (%s): %s%s", r, local ? "on this node" : "on another node",
-                 t->name,
-                 t != &tl_shm ? ""
-                 : vbt_tl.cma ? " (large messages: one copy with CMA)"
-                              : " (large messages: two copies through the rings)");
+                 t->ops->name, large_path(t));
     }
     return VBT_OK;
 }
 
-vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, vbt_tl_recv_cb_t recv_cb,
-                         vbt_tl_put_cb_t put_cb)
+/* The upcall through which a transport reads a peer's published address, on demand. */
+static vbt_status_t peer_addr(void *arg, int peer, void **blob_p, size_t *len_p)
 {
+    const vbt_tl_slot_t *s = arg;
+
+    return vbt_modex_get(peer, s->key, blob_p, len_p);
+}
+
+/* Bring up one table entry and publish its address. Only a hard error (a knob naming what does
+ * not exist, too little pinnable memory) fails MPI_Init; a transport with nothing usable here
+ * just stays down, with the reason kept for the unreachable-peer message. */
+static vbt_status_t slot_init(vbt_tl_slot_t *s, const vbt_tl_job_t *job, const vbt_tl_upcalls_t *up)
+{
+    unsigned char addr[VBT_TL_ADDR_MAX];
+    size_t addr_len = sizeof(addr);
+    vbt_tl_iface_t *iface = NULL;
+    vbt_status_t status;
+
+    snprintf(s->key, sizeof(s->key), "%s.addr", s->ops->name);
+    s->up = *up;
+    s->up.peer_addr = peer_addr;
+    s->up.arg = s;
+    status = s->ops->init(job, &s->up, &iface, addr, &addr_len, s->why, sizeof(s->why));
+    if (status == VBT_ERR_NO_DEVICE)
+        return VBT_OK;
+    if (status != VBT_OK)
+        return status;
+    s->iface = iface;
+    if (addr_len > 0)
+        status = vbt_modex_put(s->key, addr, addr_len);
+    return status;
+}
+
+vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up)
+{
+    vbt_tl_job_t job = {.rank = proc->rank,
+                        .size = proc->size,
+                        .local_peers = proc->local_peers,
+                        .local_size = proc->local_size};
     vbt_status_t status;
 
     memset(&vbt_tl, 0, sizeof(vbt_tl));
     memset(&tl, 0, sizeof(tl));
+    while (vbt_tl_table[tl.nslots] != NULL && tl.nslots < VBT_TL_MAX) {
+        tl.slot[tl.nslots].ops = vbt_tl_table[tl.nslots];
+        tl.nslots++;
+    }
     status = parse_transports(vbt_cfg.transports);
     if (status != VBT_OK)
         return status;
@@ -120,96 +189,95 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, vbt_tl_recv_cb_t recv_cb,
     if (proc->size == 1)
         return VBT_OK;
 
-    /* Both transports publish their addresses before the one fence. */
-    tl.ib_why = "ib is not in VBT_TRANSPORTS";
-    if (tl.want_ib) {
-        status = vbt_ib_init(proc, recv_cb, put_cb);
-        if (status == VBT_ERR_NO_DEVICE) {
-            snprintf(tl.ib_no_device, sizeof(tl.ib_no_device),
-                     "this node has no usable RDMA device (%s; verbatim-info lists the devices "
-                     "and ports)",
-                     vbt_ib_unavailable_reason());
-            tl.ib_why = tl.ib_no_device;
-        } else if (status != VBT_OK) {
-            return status;
-        } else {
-            vbt_tl.ib_up = 1;
+    /* Every transport publishes its address before the one fence. */
+    for (int i = 0; i < tl.nslots; i++) {
+        vbt_tl_slot_t *s = &tl.slot[i];
+        if (!s->wanted) {
+            snprintf(s->why, sizeof(s->why), "%s is not in VBT_TRANSPORTS", s->ops->name);
+            continue;
         }
+        status = slot_init(s, &job, up);
+        if (status != VBT_OK)
+            return status;
     }
-    if (tl.want_shm && proc->local_size > 1 && vbt_shm_init(proc, recv_cb) == VBT_OK)
-        vbt_tl.shm_up = 1; /* on failure (logged) nothing was published: peers use ib */
-
     status = vbt_modex_fence();
     if (status != VBT_OK)
         return status;
-    if (vbt_tl.ib_up) {
-        status = vbt_ib_wireup();
+    for (int i = 0; i < tl.nslots; i++) {
+        vbt_tl_iface_t *f = tl.slot[i].iface;
+        if (f == NULL)
+            continue;
+        status = f->ops->wireup(f);
         if (status != VBT_OK)
             return status;
-        tl_ib.max_send = vbt_ib_max_send();
-        tl_ib.rndv_threshold = vbt_cfg.rndv_threshold;
-    }
-    if (vbt_tl.shm_up) {
-        status = vbt_shm_wireup();
-        if (status != VBT_OK)
-            return status;
-        tl_shm.max_send = vbt_shm_max_send();
-        tl_shm.rndv_threshold = vbt_cfg.shm_rndv_threshold;
-        vbt_tl.cma = vbt_cfg.shm_cma && vbt_shm_cma_available();
+        vbt_tl.up[vbt_tl.nup++] = f;
     }
     status = select_per_peer(proc);
     if (status != VBT_OK)
         return status;
-    /* A peer maps our segment through our /proc entry after the fence: until every rank of
-     * the node has done so, none may leave MPI_Init, or one that exits at once (a failing
-     * program) makes the others fail to map it. Every rank of the node calls this, whatever
-     * its VBT_TRANSPORTS says, so the fence always completes. */
+    /* A peer maps our on-node resources through our /proc entry after the fence: until every
+     * rank of the node has done so, none may leave MPI_Init, or one that exits at once (a
+     * failing program) makes the others fail to map it. Every rank of the node calls this,
+     * whatever its VBT_TRANSPORTS says, so the fence always completes. */
     return vbt_pmix_barrier_local(proc->local_peers, proc->local_size);
 }
 
-int vbt_tl_uses_ib(void)
+int vbt_tl_spin_polls(void)
 {
-    return tl.nib > 0;
+    int polls = 0;
+
+    for (int i = 0; i < tl.nslots; i++) {
+        const vbt_tl_t *t = tl.slot[i].iface;
+        if (t != NULL && tl.slot[i].npeers > 0 && t->spin_polls > 0 &&
+            (polls == 0 || t->spin_polls < polls))
+            polls = t->spin_polls;
+    }
+    return polls;
 }
 
 vbt_status_t vbt_tl_check_peers(void)
 {
-    vbt_status_t status = vbt_tl.ib_up ? vbt_ib_check_liveness() : VBT_OK;
-    vbt_status_t st = vbt_tl.shm_up ? vbt_shm_check_liveness() : VBT_OK;
+    vbt_status_t status = VBT_OK;
 
-    return status != VBT_OK ? status : st;
+    for (int i = 0; i < vbt_tl.nup; i++) {
+        vbt_tl_iface_t *f = vbt_tl.up[i];
+        vbt_status_t st = f->ops->check_liveness(f);
+        if (status == VBT_OK)
+            status = st;
+    }
+    return status;
 }
 
 vbt_status_t vbt_tl_block(int timeout_ms)
 {
-    struct pollfd fds[2];
-    int nfds = 0, sleep_ib = 0, sleep_shm = 0, rc;
-    vbt_status_t status, st;
+    struct pollfd fds[VBT_TL_MAX];
+    vbt_tl_iface_t *slept[VBT_TL_MAX];
+    int nfds = 0, rc;
+    vbt_status_t status = VBT_OK;
 
-    if (vbt_tl.ib_up) {
-        /* Probes due go out before the sleep: a peer's death then wakes it (the probe's error
-         * completion raises an event like any other). */
-        status = vbt_ib_check_liveness();
-        if (status != VBT_OK)
-            return status;
-        status = vbt_ib_sleep_begin(&sleep_ib);
-        if (status != VBT_OK || !sleep_ib)
-            return status;
-        fds[nfds++] = (struct pollfd){.fd = vbt_ib_wait_fd(), .events = POLLIN};
-        /* A connection request may be due for retransmission before anything arrives. */
-        int max = vbt_ib_max_sleep_ms();
+    for (int i = 0; i < vbt_tl.nup; i++) {
+        vbt_tl_iface_t *f = vbt_tl.up[i];
+        int sleep = 0, max;
+        /* Liveness checks due go out before the sleep: a peer's death then wakes it. */
+        status = f->ops->check_liveness(f);
+        if (status == VBT_OK)
+            status = f->ops->sleep_begin(f, &sleep);
+        if (status != VBT_OK || !sleep)
+            break;
+        slept[nfds] = f;
+        fds[nfds++] = (struct pollfd){.fd = f->ops->wait_fd(f), .events = POLLIN};
+        max = f->ops->max_sleep_ms(f);
         if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
             timeout_ms = max;
     }
-    if (vbt_tl.shm_up) {
-        /* The CQ stays armed if we call the sleep off: its event is taken by the next sleep. */
-        status = vbt_shm_sleep_begin(&sleep_shm);
-        if (status != VBT_OK || !sleep_shm)
-            return status;
-        fds[nfds++] = (struct pollfd){.fd = vbt_shm_wait_fd(), .events = POLLIN};
-        /* Dead local peers are noticed only between sleeps. */
-        if (timeout_ms < 0 || timeout_ms > vbt_shm_max_sleep_ms())
-            timeout_ms = vbt_shm_max_sleep_ms();
+    if (status != VBT_OK || nfds < vbt_tl.nup) {
+        /* Something arrived (or failed) while arming: those armed already stand down. */
+        for (int i = 0; i < nfds; i++) {
+            vbt_status_t st = slept[i]->ops->sleep_end(slept[i], 0, 0);
+            if (status == VBT_OK)
+                status = st;
+        }
+        return status;
     }
     if (nfds == 0)
         return VBT_OK;
@@ -218,11 +286,9 @@ vbt_status_t vbt_tl_block(int timeout_ms)
         vbt_error("poll() on the transports' wake-up descriptors failed: %m");
         rc = 0;
     }
-    status = VBT_OK;
-    if (sleep_ib)
-        status = vbt_ib_sleep_end(rc > 0 && (fds[0].revents & POLLIN));
-    if (sleep_shm) {
-        st = vbt_shm_sleep_end(rc == 0);
+    for (int i = 0; i < nfds; i++) {
+        vbt_status_t st =
+            slept[i]->ops->sleep_end(slept[i], rc > 0 && (fds[i].revents & POLLIN), rc == 0);
         if (status == VBT_OK)
             status = st;
     }
@@ -231,10 +297,10 @@ vbt_status_t vbt_tl_block(int timeout_ms)
 
 void vbt_tl_finalize(void)
 {
-    if (vbt_tl.shm_up)
-        vbt_shm_finalize();
-    if (vbt_tl.ib_up)
-        vbt_ib_finalize();
+    /* In reverse order of the table, as the transports came up. */
+    for (int i = tl.nslots - 1; i >= 0; i--)
+        if (tl.slot[i].iface != NULL)
+            tl.slot[i].ops->finalize(tl.slot[i].iface);
     free(vbt_tl.peer);
     memset(&vbt_tl, 0, sizeof(vbt_tl));
     memset(&tl, 0, sizeof(tl));

@@ -5,7 +5,7 @@
 
 #include "config.h"
 #include "vbt_config.h"
-#include "vbt_ib.h"
+#include "vbt_tl_ops.h"
 #include "vbt_log.h"
 
 static const char *type_name(vbt_knob_type_t type)
@@ -52,11 +52,10 @@ int main(int argc, char **argv)
 #else
     printf("  debug: no\n");
 #endif
-#ifdef VBT_HAVE_LIBFABRIC
-    printf("  libfabric: yes\n");
-#else
-    printf("  libfabric: no\n");
-#endif
+    printf("  transports: self");
+    for (int i = 0; vbt_tl_table[i] != NULL; i++)
+        printf(", %s", vbt_tl_table[i]->name);
+    printf("\n");
 
     printf("\nEnvironment knobs:\n");
     knobs = vbt_config_knobs(&count);
@@ -66,6 +65,9 @@ int main(int argc, char **argv)
                type_name(knobs[i].type), knobs[i].default_value, cur ? cur : "(unset: default)",
                knobs[i].help);
     }
-    vbt_ib_describe(stdout); /* devices, ports, GIDs, the choice, RLIMIT_MEMLOCK */
+    /* Each transport's own account: for ib the devices, ports, GIDs, the choice, memlock. */
+    for (int i = 0; vbt_tl_table[i] != NULL; i++)
+        if (vbt_tl_table[i]->describe != NULL)
+            vbt_tl_table[i]->describe(stdout);
     return 0;
 }

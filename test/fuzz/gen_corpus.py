@@ -50,7 +50,7 @@ write("ib_cm", "short", cm()[:20])
 
 
 # ---- p2p: version, type, flags, context_id, src, tag, len, id ----
-def p2p(type_, len_=0, id_=0, flags=0, ctx=4, src=1, tag=7, version=4):
+def p2p(type_, len_=0, id_=0, flags=0, ctx=4, src=1, tag=7, version=5):
     return struct.pack("<BBHIiiQQ", version, type_, flags, ctx, src, tag, len_, id_)
 
 
@@ -65,7 +65,7 @@ write("p2p", "frag_first", p2p(2, 100) + b"x" * 40)
 write("p2p", "frag", p2p(3) + b"y" * 60)
 write("p2p", "ack", p2p(4, 0, rid(3)))
 write("p2p", "rts", p2p(5, 1 << 20, rid(5), flags=1) + struct.pack("<Q", 0x7f0000001000))
-write("p2p", "cts", p2p(6, 4096, rid(7), flags=4) + struct.pack("<QQI", rid(8), 0x7f0000002000,
+write("p2p", "cts", p2p(6, 4096, rid(7), flags=4) + struct.pack("<QQQ", rid(8), 0x7f0000002000,
                                                                   0x1234))
 write("p2p", "fin", p2p(7, 0, rid(9)))
 write("p2p", "rdata", p2p(8, 8192, rid(10)) + b"z" * 32)

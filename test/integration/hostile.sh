@@ -24,7 +24,7 @@ while IFS='|' read -r count text; do
         fail=1
     fi
 done <<'LIST'
-1|from rank 0 with wire version 5
+1|from rank 0 with wire version 6
 1|from rank 0 (type 42, 32 bytes): bad type
 1|from rank 0 (type 1, 42 bytes): bad len (not the payload's length)
 1|from rank 0 (type 1, 10 bytes): bad length (shorter than the header)

@@ -8,7 +8,7 @@ fail=0
 for cma in 1 0; do
     echo "== VBT_SHM_CMA=$cma"
     # The path the large messages take, as the ranks report it.
-    [ $cma = 1 ] && want="one copy with CMA" || want="two copies through the rings"
+    [ $cma = 1 ] && want="one copy, read from the sender's memory" || want="two copies, streamed through its sends"
     if ! VBT_SHM_CMA=$cma VBT_LOG=info timeout 60 "$MPIRUN" -n 2 \
         "$abs_top_builddir/test/integration/rndv" misc 2>&1 | grep -q "transport to rank 1 (on this node): shm (large messages: $want)"; then
         echo "FAIL: VBT_SHM_CMA=$cma: rank 0 does not report large messages by $want"
