@@ -1,23 +1,30 @@
-/* White-box test of transport-shm under the real mpirun (all ranks on this node).
+/* White-box test of transport-shm under the real mpirun (all ranks on this node). It drives one
+ * instance through vbt_shm_tl_ops by hand, as the runtime does (runtime/vbt_tl.c): init, its
+ * address blob published under "shm.addr" with the runtime's modex, the fence, wireup (the
+ * peers' blobs fetched through the peer_addr upcall), then sends through the interface's send
+ * and progress, sleeps and CMA reads through the ops; it reads the instance's counters and
+ * state (vbt_shm_int.h) to check what happened inside.
  *
  *   shm_transport [all]   ping-pong of every size 0..max_send between rank pairs, a
  *                         100,000-message flood from each even rank to the next odd one (the
  *                         receiver starts late, so the ring fills: back-pressure), all-to-all,
- *                         blocking receives in vbt_shm_block (woken by the doorbell, not by a
- *                         timeout; CPU while asleep), sleep_begin calling a sleep off for a
- *                         message already there, the runtime's way to sleep (one poll() on
- *                         vbt_shm_wait_fd() and a pipe: woken by a post through the doorbell,
- *                         and by the pipe alone), a ping-pong where both sides only ever sleep
- *                         (a lost wake-up shows as a timeout), CMA reads of every peer's memory
- *                         (whole, odd offsets, a hole), a closing exchange; every byte checked;
- *                         the doorbell socket gone after finalize
+ *                         blocking receives in block() (sleep_begin, poll() on wait_fd alone,
+ *                         sleep_end: woken by the doorbell, not by a timeout; CPU while
+ *                         asleep), sleep_begin calling a sleep off for a message already there,
+ *                         the runtime's way to sleep (one poll() on wait_fd and a pipe: woken by
+ *                         a post through the doorbell, and by the pipe alone), a ping-pong where
+ *                         both sides only ever sleep (a lost wake-up shows as a timeout), CMA
+ *                         reads of every peer's memory (whole, odd offsets, a hole), a closing
+ *                         exchange; every byte checked; the doorbell socket gone after finalize
  *   shm_transport nocma   rank 0 runs under a seccomp filter refusing process_vm_readv (as a
- *                         restrictive container would): its probe must say so and its CMA
- *                         reads return VBT_ERR_UNSUPPORTED, while the rings work and the other
- *                         ranks' CMA works
+ *                         restrictive container would): its probe must say so, READ_PEER must
+ *                         be off and its CMA reads return VBT_ERR_UNSUPPORTED, while the rings
+ *                         work and the other ranks' CMA works; then rank 1 installs the same
+ *                         filter after its probe said yes: its next read must be refused and
+ *                         clear READ_PEER
  *   shm_transport kill-after-wireup   rank 1 SIGKILLs itself once everyone has mapped it: rank 0
- *                         must notice in vbt_shm_block, rank 2 (if any) in vbt_shm_send
- *   shm_transport kill-before-wireup  rank 1 SIGKILLs itself between vbt_shm_init and the fence
+ *                         must notice while asleep in block(), rank 2 (if any) in send
+ *   shm_transport kill-before-wireup  rank 1 SIGKILLs itself between init and the fence
  *   shm_transport kill-after-fence    rank 1 SIGKILLs itself after the fence: rank 0's wireup
  *                         must fail saying so
  *   shm_transport nobell  2 ranks whose doorbells cannot reach each other (rank 1 in its own
@@ -25,8 +32,8 @@
  *                         sleeper wakes by its 500 ms limit, the sender warns once
  *   shm_transport bad     2 ranks: a segment of another version (wireup refuses it), a corrupt
  *                         cell (progress refuses it), a send to a rank that finalized
- *   shm_transport init    init + fence + wireup + finalize (a singleton has no shm, no
- *                         doorbell, and sleep_begin just lets it sleep)
+ *   shm_transport init    init + fence + wireup + finalize (a singleton publishes nothing, has
+ *                         no doorbell, no sleep limit, and sleep_begin just lets it sleep)
  *
  * Every rank prints "ns=<PMIx namespace>" first, so the script can look for memory left
  * behind under that name. Exit: 0 pass, 77 skip, 1 fail. */
@@ -71,7 +78,12 @@
 #define MAIL_BYTES     64
 #define CMA_LEN        ((4u << 20) + 123)
 
+#define ADDR_KEY "shm.addr" /* the runtime's key for shm's blob: "<name>.addr" */
+
 static vbt_proc_info_t proc;
+static const vbt_tl_ops_t *ops = &vbt_shm_tl_ops;
+static vbt_tl_iface_t *tl;   /* the instance, as the runtime holds it */
+static vbt_shm_iface_t *shm; /* the same, white-box */
 static long *rx_count, *tx_count, *exp_count;
 static unsigned long long *rx_bytes, *tx_bytes, *exp_bytes;
 static size_t *rx_last_len;
@@ -125,6 +137,18 @@ static void recv_cb(int src, const void *data, size_t len)
     }
 }
 
+/* The upcalls the runtime would give (runtime/vbt_tl.c): arrivals, and the peers' blobs from
+ * the modex. */
+static void recv_up(void *arg, int src, const void *data, size_t len)
+{
+    recv_cb(src, data, len);
+}
+
+static vbt_status_t peer_addr_up(void *arg, int peer, void **blob_p, size_t *len_p)
+{
+    return vbt_modex_get(peer, ADDR_KEY, blob_p, len_p);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -153,14 +177,83 @@ static void barrier(void)
         fail("vbt_pmix_barrier", st);
 }
 
+/* Sleep on the doorbell alone until a peer posts to us or frees a cell of a ring we found full,
+ * or timeout_ms passes (< 0, or more than max_sleep_ms: that limit): sleep_begin, poll() on
+ * wait_fd, sleep_end. Arrivals found before sleeping are delivered. Returns at once when there
+ * is nothing to wait on (no other rank on the node). */
+static vbt_status_t block(int timeout_ms)
+{
+    int fd = ops->wait_fd(tl), max = ops->max_sleep_ms(tl), go = 0, rc, err;
+    struct pollfd pfd;
+    vbt_status_t st;
+
+    if (fd < 0)
+        return VBT_OK;
+    if (timeout_ms < 0 || (max >= 0 && timeout_ms > max))
+        timeout_ms = max;
+    st = ops->sleep_begin(tl, &go);
+    if (st != VBT_OK || !go)
+        return st;
+    pfd = (struct pollfd){.fd = fd, .events = POLLIN};
+    rc = poll(&pfd, 1, timeout_ms);
+    if (rc < 0 && errno != EINTR) {
+        err = errno;
+        ops->sleep_end(tl, 0, 0);
+        fprintf(stderr, "rank %d: poll on the doorbell: %s\n", proc.rank, strerror(err));
+        return VBT_ERR_IO;
+    }
+    return ops->sleep_end(tl, rc > 0 && (pfd.revents & POLLIN), rc == 0);
+}
+
+/* Open the instance as the runtime does: init with our job and upcalls, then publish its address
+ * blob (none when we are alone on the node). Does not fence. */
+static void shm_init(void)
+{
+    vbt_tl_job_t job = {.rank = proc.rank,
+                        .size = proc.size,
+                        .local_peers = proc.local_peers,
+                        .local_size = proc.local_size};
+    vbt_tl_upcalls_t up = {.recv = recv_up, .peer_addr = peer_addr_up};
+    unsigned char addr[VBT_TL_ADDR_MAX];
+    size_t addr_len = sizeof(addr);
+    char why[256] = "";
+    vbt_status_t st;
+
+    st = ops->init(&job, &up, &tl, addr, &addr_len, why, sizeof(why));
+    if (st != VBT_OK) {
+        fprintf(stderr, "rank %d: init: %s\n", proc.rank, why);
+        fail("init", st);
+    }
+    shm = vbt_shm_iface(tl);
+    if (addr_len > VBT_TL_ADDR_MAX || (addr_len > 0) != (proc.local_size > 1)) {
+        fprintf(stderr, "rank %d: FAIL: init returned a %zu-byte address with %d local ranks\n",
+                proc.rank, addr_len, proc.local_size);
+        fail("init", VBT_ERR_INVALID_PARAM);
+    }
+    if (addr_len > 0) {
+        st = vbt_modex_put(ADDR_KEY, addr, addr_len);
+        if (st != VBT_OK)
+            fail("vbt_modex_put", st);
+    }
+}
+
+/* Finalize the instance (once: some modes finalize early). */
+static void shm_finalize(void)
+{
+    if (tl != NULL)
+        ops->finalize(tl);
+    tl = NULL;
+    shm = NULL;
+}
+
 /* Progress once; when idle, spin (a core each) or after a while sleep on the doorbell. */
 static void progress(long *idle)
 {
-    int n = vbt_shm_progress();
+    int n = ops->progress(tl);
     vbt_status_t st;
 
     if (n < 0)
-        fail("vbt_shm_progress", n);
+        fail("progress", n);
     if (n > 0) {
         *idle = 0;
         return;
@@ -174,9 +267,9 @@ static void progress(long *idle)
         return;
     }
     if (++*idle > 200) {
-        st = vbt_shm_block(50);
+        st = block(50);
         if (st != VBT_OK)
-            fail("vbt_shm_block", st);
+            fail("block", st);
     }
 }
 
@@ -187,11 +280,11 @@ static void send_raw(int dst, const void *hdr, size_t hdr_len, const void *paylo
     vbt_status_t st;
 
     for (;;) {
-        st = vbt_shm_send(dst, hdr, hdr_len, payload, len);
+        st = tl->send(tl, dst, hdr, hdr_len, payload, len);
         if (st == VBT_OK)
             break;
         if (st != VBT_ERR_NO_RESOURCE)
-            fail("vbt_shm_send", st);
+            fail("send", st);
         progress(&idle);
         if (now_s() - start > WAIT_SECONDS)
             fail("ring full for too long", VBT_ERR_TIMED_OUT);
@@ -299,14 +392,14 @@ static size_t flood_len(long k)
 static uint64_t flood(void)
 {
     int peer = proc.rank ^ 1;
-    uint64_t full0 = vbt_shm_ctx.stats.full;
+    uint64_t full0 = shm->stats.full;
 
     if (peer >= proc.size)
         return 0;
     if (proc.rank % 2 == 0) {
         for (long k = 0; k < FLOOD_COUNT; k++)
             send_msg(peer, flood_len(k), (size_t)k % 65);
-        return vbt_shm_ctx.stats.full - full0;
+        return shm->stats.full - full0;
     }
     usleep(50000); /* let the ring fill: the sender must see back-pressure */
     for (long k = 0; k < FLOOD_COUNT; k++)
@@ -344,11 +437,10 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* How the odd rank of a pair sleeps in wake(): in vbt_shm_block, or the runtime's way, one
- * poll() on vbt_shm_wait_fd() and a pipe of its own between vbt_shm_sleep_begin and
- * vbt_shm_sleep_end. */
+/* How the odd rank of a pair sleeps in wake(): in block(), or the runtime's way, one poll() on
+ * wait_fd and a pipe of its own between sleep_begin and sleep_end. */
 typedef struct {
-    int pipe_fd;  /* -1: vbt_shm_block */
+    int pipe_fd;  /* -1: block() */
     long by_bell; /* poll()s that returned with the doorbell readable */
     long by_pipe; /* ... with the pipe readable */
     long timeouts;
@@ -361,29 +453,29 @@ static void sleep_once(sleeper_t *s)
     int go = -1, rc;
 
     if (s->pipe_fd < 0) {
-        st = vbt_shm_block(2000);
+        st = block(2000);
         if (st != VBT_OK)
-            fail("vbt_shm_block", st);
+            fail("block", st);
         return;
     }
-    st = vbt_shm_sleep_begin(&go);
+    st = ops->sleep_begin(tl, &go);
     if (st != VBT_OK)
-        fail("vbt_shm_sleep_begin", st);
+        fail("sleep_begin", st);
     if (!go)
         return; /* something came: the caller polls */
-    pfd[0] = (struct pollfd){.fd = vbt_shm_wait_fd(), .events = POLLIN};
+    pfd[0] = (struct pollfd){.fd = ops->wait_fd(tl), .events = POLLIN};
     pfd[1] = (struct pollfd){.fd = s->pipe_fd, .events = POLLIN};
-    rc = poll(pfd, 2, vbt_shm_max_sleep_ms());
+    rc = poll(pfd, 2, ops->max_sleep_ms(tl));
     if (rc < 0 && errno != EINTR) {
-        vbt_shm_sleep_end(0);
+        ops->sleep_end(tl, 0, 0);
         fail("poll", VBT_ERR_IO);
     }
     s->by_bell += rc > 0 && (pfd[0].revents & POLLIN);
     s->by_pipe += rc > 0 && (pfd[1].revents & POLLIN);
     s->timeouts += rc == 0;
-    st = vbt_shm_sleep_end(rc == 0);
+    st = ops->sleep_end(tl, rc > 0 && (pfd[0].revents & POLLIN), rc == 0);
     if (st != VBT_OK)
-        fail("vbt_shm_sleep_end", st);
+        fail("sleep_end", st);
 }
 
 /* The odd rank of a pair sleeps until the even one posts (20 ms after the odd one said it is
@@ -394,7 +486,7 @@ static void wake(const char *what, int pipe_fd)
 {
     int peer = proc.rank ^ 1;
     double lat[WAKE_ITERS], wait_wall = 0, wait_cpu = 0;
-    vbt_shm_stats_t s0 = vbt_shm_ctx.stats;
+    vbt_shm_stats_t s0 = shm->stats;
     sleeper_t sl = {.pipe_fd = pipe_fd};
     uint64_t sleeps, rung, timeouts;
 
@@ -416,9 +508,9 @@ static void wake(const char *what, int pipe_fd)
             t0 = now_s();
             c0 = cpu_s();
             while (mail_n[peer] == 0) {
-                int n = vbt_shm_progress();
+                int n = ops->progress(tl);
                 if (n < 0)
-                    fail("vbt_shm_progress", n);
+                    fail("progress", n);
                 if (n > 0)
                     break;
                 sleep_once(&sl);
@@ -435,7 +527,7 @@ static void wake(const char *what, int pipe_fd)
     }
     mail_mode = 0;
     if (proc.rank % 2 == 0) {
-        uint64_t wakes = vbt_shm_ctx.stats.wakes - s0.wakes;
+        uint64_t wakes = shm->stats.wakes - s0.wakes;
         printf("rank %d: %s: %llu doorbells rung for %d posts to a sleeping peer\n", proc.rank,
                what, (unsigned long long)wakes, WAKE_ITERS);
         if (wakes < WAKE_ITERS / 2) {
@@ -446,15 +538,15 @@ static void wake(const char *what, int pipe_fd)
         }
         return;
     }
-    sleeps = vbt_shm_ctx.stats.sleeps - s0.sleeps;
-    rung = vbt_shm_ctx.stats.rung - s0.rung;
-    timeouts = vbt_shm_ctx.stats.timeouts - s0.timeouts;
+    sleeps = shm->stats.sleeps - s0.sleeps;
+    rung = shm->stats.rung - s0.rung;
+    timeouts = shm->stats.timeouts - s0.timeouts;
     qsort(lat, WAKE_ITERS, sizeof(lat[0]), cmp_double);
     printf("rank %d: %s: post-to-wake latency median %.0f us, max %.0f us; %llu sleeps, %llu ended "
            "by the doorbell, %llu timed out%s; CPU while waiting %.1f%% of %.0f ms\n",
            proc.rank, what, lat[WAKE_ITERS / 2] * 1e6, lat[WAKE_ITERS - 1] * 1e6,
            (unsigned long long)sleeps, (unsigned long long)rung, (unsigned long long)timeouts,
-           pipe_fd >= 0 ? " (poll() on the doorbell and a pipe)" : " (vbt_shm_block)",
+           pipe_fd >= 0 ? " (poll() on the doorbell and a pipe)" : " (poll() on the doorbell)",
            100 * wait_cpu / wait_wall, wait_wall * 1e3);
     /* Not a speed test: 400 ms only tells a doorbell from a 500 ms timeout. */
     if (lat[WAKE_ITERS - 1] > 0.4 || sleeps < WAKE_ITERS / 2 || rung < WAKE_ITERS / 2 ||
@@ -491,7 +583,7 @@ static void wake_by_pipe(int pipe_r, int pipe_w)
 {
     double worst = 0;
     sleeper_t sl = {.pipe_fd = pipe_r};
-    uint64_t rung0 = vbt_shm_ctx.stats.rung;
+    uint64_t rung0 = shm->stats.rung;
 
     if (proc.rank % 2 == 0 || (proc.rank ^ 1) >= proc.size)
         return;
@@ -517,14 +609,14 @@ static void wake_by_pipe(int pipe_r, int pipe_w)
     printf("rank %d: fdwait: a pipe woke the sleeper %d times, after %.0f ms at most (written 30 "
            "ms in); doorbell readable %ld times, %ld timeouts\n",
            proc.rank, PIPE_ITERS, worst * 1e3, sl.by_bell, sl.timeouts);
-    if (worst > 0.4 || sl.by_bell != 0 || sl.timeouts != 0 || vbt_shm_ctx.stats.rung != rung0) {
+    if (worst > 0.4 || sl.by_bell != 0 || sl.timeouts != 0 || shm->stats.rung != rung0) {
         fprintf(stderr, "rank %d: FAIL: fdwait: the pipe did not wake the sleeper alone\n",
                 proc.rank);
         errors++;
     }
 }
 
-/* vbt_shm_sleep_begin with a message already in the ring must call the sleep off, deliver it,
+/* sleep_begin with a message already in the ring must call the sleep off, deliver it,
  * and leave SLEEPING clear; with nothing there it must announce the sleep, and sleep_end
  * withdraw it. */
 static void calloff(void)
@@ -539,31 +631,30 @@ static void calloff(void)
         send_mail(peer, &c, 1);
     barrier(); /* the mail is in the odd rank's ring, and nobody sends until the next barrier */
     if (peer < proc.size && proc.rank % 2 == 1) {
-        s0 = vbt_shm_ctx.stats;
-        st = vbt_shm_sleep_begin(&go);
+        s0 = shm->stats;
+        st = ops->sleep_begin(tl, &go);
         if (st != VBT_OK || go != 0 || mail_n[peer] != 1 ||
-            (atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING) ||
-            vbt_shm_ctx.stats.sleeps != s0.sleeps ||
-            vbt_shm_ctx.stats.called_off != s0.called_off + 1) {
+            (atomic_load(&shm->hdr->state) & VBT_SHM_SLEEPING) || shm->stats.sleeps != s0.sleeps ||
+            shm->stats.called_off != s0.called_off + 1) {
             fprintf(stderr,
                     "rank %d: FAIL: calloff: with a message waiting, sleep_begin said %s, sleep "
                     "%d, delivered %d, state 0x%x\n",
                     proc.rank, vbt_status_string(st), go, mail_n[peer],
-                    atomic_load(&vbt_shm_ctx.hdr->state));
+                    atomic_load(&shm->hdr->state));
             errors++;
         }
-        st = vbt_shm_sleep_begin(&go);
-        if (st != VBT_OK || go != 1 || !(atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING)) {
+        st = ops->sleep_begin(tl, &go);
+        if (st != VBT_OK || go != 1 || !(atomic_load(&shm->hdr->state) & VBT_SHM_SLEEPING)) {
             fprintf(stderr,
                     "rank %d: FAIL: calloff: with nothing there, sleep_begin said %s, "
                     "sleep %d\n",
                     proc.rank, vbt_status_string(st), go);
             errors++;
         }
-        st = vbt_shm_sleep_end(0);
-        if (st != VBT_OK || (atomic_load(&vbt_shm_ctx.hdr->state) & VBT_SHM_SLEEPING)) {
+        st = ops->sleep_end(tl, 0, 0);
+        if (st != VBT_OK || (atomic_load(&shm->hdr->state) & VBT_SHM_SLEEPING)) {
             fprintf(stderr, "rank %d: FAIL: calloff: sleep_end said %s, state 0x%x\n", proc.rank,
-                    vbt_status_string(st), atomic_load(&vbt_shm_ctx.hdr->state));
+                    vbt_status_string(st), atomic_load(&shm->hdr->state));
             errors++;
         }
         printf("rank %d: calloff: sleep_begin found the waiting message and called the sleep "
@@ -574,12 +665,12 @@ static void calloff(void)
     mail_mode = 0;
 }
 
-/* Both sides of a pair wait only in vbt_shm_block (no spinning): a lost wake-up would leave a
+/* Both sides of a pair wait only in block() (no spinning): a lost wake-up would leave a
  * rank asleep until the timeout. None may time out. */
 static void sleepy(void)
 {
     int peer = proc.rank ^ 1;
-    uint64_t timeouts0 = vbt_shm_ctx.stats.timeouts, sleeps0 = vbt_shm_ctx.stats.sleeps;
+    uint64_t timeouts0 = shm->stats.timeouts, sleeps0 = shm->stats.sleeps;
     double t0 = now_s();
 
     if (peer >= proc.size)
@@ -589,13 +680,13 @@ static void sleepy(void)
         if (proc.rank % 2 == 0)
             send_msg(peer, 8, 4);
         while (rx_count[peer] < exp_count[peer]) {
-            int n = vbt_shm_progress();
+            int n = ops->progress(tl);
             if (n < 0)
-                fail("vbt_shm_progress", n);
+                fail("progress", n);
             if (n == 0) {
-                vbt_status_t st = vbt_shm_block(1000);
+                vbt_status_t st = block(1000);
                 if (st != VBT_OK)
-                    fail("vbt_shm_block", st);
+                    fail("block", st);
             }
             if (now_s() - t0 > WAIT_SECONDS)
                 fail("sleepy ping-pong stuck", VBT_ERR_TIMED_OUT);
@@ -603,14 +694,14 @@ static void sleepy(void)
         if (proc.rank % 2 == 1)
             send_msg(peer, 8, 4);
     }
-    printf("rank %d: sleepy: %d round trips waiting only in vbt_shm_block in %.2f s (%.0f us "
+    printf("rank %d: sleepy: %d round trips waiting only in block() in %.2f s (%.0f us "
            "each), %llu sleeps, %llu timeouts\n",
            proc.rank, SLEEPY_COUNT, now_s() - t0, (now_s() - t0) / SLEEPY_COUNT * 1e6,
-           (unsigned long long)(vbt_shm_ctx.stats.sleeps - sleeps0),
-           (unsigned long long)(vbt_shm_ctx.stats.timeouts - timeouts0));
-    if (vbt_shm_ctx.stats.timeouts != timeouts0) {
+           (unsigned long long)(shm->stats.sleeps - sleeps0),
+           (unsigned long long)(shm->stats.timeouts - timeouts0));
+    if (shm->stats.timeouts != timeouts0) {
         fprintf(stderr,
-                "rank %d: FAIL: vbt_shm_block timed out with a message on its way (a "
+                "rank %d: FAIL: block() timed out with a message on its way (a "
                 "lost wake-up)\n",
                 proc.rank);
         errors++;
@@ -666,7 +757,7 @@ static int cma(int expect_cma)
         wait_mail(r, 0);
         memcpy(&pm, mail[r][0], sizeof(pm));
         if (!expect_cma) {
-            st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.addr, 64);
+            st = ops->read_peer(tl, r, got, pm.addr, 64);
             if (st != VBT_ERR_UNSUPPORTED) {
                 fprintf(stderr, "rank %d: CMA read of rank %d: %s, expected %s\n", proc.rank, r,
                         vbt_status_string(st), vbt_status_string(VBT_ERR_UNSUPPORTED));
@@ -676,8 +767,7 @@ static int cma(int expect_cma)
         }
         for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
             memset(got, 0, pieces[k][1] + 1);
-            st = vbt_shm_cma_read(r, got, (uint8_t *)(uintptr_t)pm.addr + pieces[k][0],
-                                  pieces[k][1]);
+            st = ops->read_peer(tl, r, got, pm.addr + pieces[k][0], pieces[k][1]);
             if (st != VBT_OK || cma_check(got, r, pieces[k][0], pieces[k][1]) ||
                 got[pieces[k][1]] != 0) {
                 fprintf(stderr, "rank %d: CMA read of %zu bytes at %zu from rank %d: %s\n",
@@ -687,7 +777,7 @@ static int cma(int expect_cma)
             reads++;
         }
         memset(got, 0, CMA_LEN);
-        st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.addr, pm.len);
+        st = ops->read_peer(tl, r, got, pm.addr, pm.len);
         if (st != VBT_OK || cma_check(got, r, 0, pm.len)) {
             fprintf(stderr, "rank %d: CMA read of the whole %llu bytes of rank %d: %s\n", proc.rank,
                     (unsigned long long)pm.len, r, vbt_status_string(st));
@@ -695,7 +785,7 @@ static int cma(int expect_cma)
         }
         reads++;
         /* A hole in the peer's address space is an error, not a crash. */
-        st = vbt_shm_cma_read(r, got, (void *)(uintptr_t)pm.hole, 4096);
+        st = ops->read_peer(tl, r, got, pm.hole, 4096);
         if (st != VBT_ERR_INVALID_PARAM) {
             fprintf(stderr, "rank %d: CMA read of an unmapped page of rank %d: %s, expected %s\n",
                     proc.rank, r, vbt_status_string(st), vbt_status_string(VBT_ERR_INVALID_PARAM));
@@ -774,6 +864,18 @@ static int count_bell_sockets(void)
     return n;
 }
 
+/* What /proc/self/fd/<fd> links to ("socket:[inode]"), or "" when fd is not open. */
+static void fd_link(int fd, char *buf, size_t size)
+{
+    char path[64];
+    ssize_t n = -1;
+
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    if (fd >= 0)
+        n = readlink(path, buf, size - 1);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
 /* Entries of /dev/shm whose name mentions vbt. */
 static int count_dev_shm(void)
 {
@@ -832,12 +934,12 @@ static int mode_all(void)
 
     t0 = now_s();
     spin_only = proc.size <= ncores; /* a core each: the steady state must make no syscall */
-    wakes0 = vbt_shm_ctx.stats.wakes;
+    wakes0 = shm->stats.wakes;
     sizes = pingpong();
     printf("rank %d: pingpong: %d sizes 0..%zu in %.2f s (%s, %llu doorbells rung)\n", proc.rank,
            sizes, max_send, now_s() - t0, spin_only ? "polling" : "polling, then sleeping",
-           (unsigned long long)(vbt_shm_ctx.stats.wakes - wakes0));
-    if (spin_only && vbt_shm_ctx.stats.wakes != wakes0) {
+           (unsigned long long)(shm->stats.wakes - wakes0));
+    if (spin_only && shm->stats.wakes != wakes0) {
         fprintf(stderr, "rank %d: FAIL: sends woke a receiver that never slept\n", proc.rank);
         errors++;
     }
@@ -877,10 +979,10 @@ static int mode_all(void)
     barrier();
 
     t0 = now_s();
-    reads = cma(vbt_shm_cma_available());
+    reads = cma(shm->cma_available);
     printf("rank %d: cma: %s, %d reads checked in %.2f s\n", proc.rank,
-           vbt_shm_cma_available() ? "available" : "NOT available (reads refused as expected)",
-           reads, now_s() - t0);
+           shm->cma_available ? "available" : "NOT available (reads refused as expected)", reads,
+           now_s() - t0);
     barrier();
 
     closing();
@@ -891,11 +993,10 @@ static int mode_all(void)
     printf("rank %d: shm_transport %s: sent %ld, received %ld messages, %ld errors; %llu ring "
            "full, %llu doorbells rung, %llu sleeps (%llu ended by the doorbell, %llu timeouts, "
            "%llu more called off)\n",
-           proc.rank, errors ? "FAILED" : "OK", tx, rx, errors,
-           (unsigned long long)vbt_shm_ctx.stats.full, (unsigned long long)vbt_shm_ctx.stats.wakes,
-           (unsigned long long)vbt_shm_ctx.stats.sleeps, (unsigned long long)vbt_shm_ctx.stats.rung,
-           (unsigned long long)vbt_shm_ctx.stats.timeouts,
-           (unsigned long long)vbt_shm_ctx.stats.called_off);
+           proc.rank, errors ? "FAILED" : "OK", tx, rx, errors, (unsigned long long)shm->stats.full,
+           (unsigned long long)shm->stats.wakes, (unsigned long long)shm->stats.sleeps,
+           (unsigned long long)shm->stats.rung, (unsigned long long)shm->stats.timeouts,
+           (unsigned long long)shm->stats.called_off);
     return errors != 0;
 }
 
@@ -903,23 +1004,48 @@ static int mode_nocma(void)
 {
     int want = proc.rank != 0;
 
-    if (vbt_shm_cma_available() != want) {
-        fprintf(stderr, "rank %d: FAIL: vbt_shm_cma_available() is %d, expected %d\n", proc.rank,
-                vbt_shm_cma_available(), want);
+    if (shm->cma_available != want) {
+        fprintf(stderr, "rank %d: FAIL: the CMA probe said %d, expected %d\n", proc.rank,
+                shm->cma_available, want);
         errors++;
     }
     /* Rank 0 can read nobody; the others can read each other and rank 0. */
     cma(want);
     barrier();
+    /* Permission withdrawn after the probe said yes (here a seccomp filter; in life a peer
+     * that turned non-dumpable): the next read is refused, and READ_PEER goes, so that the
+     * runtime streams from then on. */
+    if (proc.rank == 1) {
+        int had = (tl->caps & VBT_TL_CAP_READ_PEER) != 0;
+        uint64_t word = 0;
+        vbt_status_t st;
+
+        if (refuse_cma() != 0) {
+            printf("rank 1: nocma: no seccomp filter here: a read refused after the probe is not "
+                   "tested\n");
+        } else {
+            st = ops->read_peer(tl, 0, &word, shm->tx_peer[0]->cma_addr, sizeof(word));
+            printf("rank 1: nocma: READ_PEER %s; a read refused after the probe said %s, READ_PEER "
+                   "%s then\n",
+                   had ? "on" : "off", vbt_status_string(st),
+                   (tl->caps & VBT_TL_CAP_READ_PEER) ? "still on" : "off");
+            if (st != VBT_ERR_UNSUPPORTED || (tl->caps & VBT_TL_CAP_READ_PEER) ||
+                had != (vbt_cfg.shm_cma != 0)) {
+                fprintf(stderr, "rank 1: FAIL: nocma: a refused read must clear READ_PEER\n");
+                errors++;
+            }
+        }
+    }
+    barrier();
     alltoall();
     closing();
     printf("rank %d: nocma %s: CMA %s, rings work, %ld errors\n", proc.rank,
-           errors ? "FAILED" : "OK", vbt_shm_cma_available() ? "available" : "refused", errors);
+           errors ? "FAILED" : "OK", shm->cma_available ? "available" : "refused", errors);
     return errors != 0;
 }
 
-/* Rank 1 dies once everyone mapped it. Rank 0 must notice while asleep in vbt_shm_block, rank 2
- * while sending into its full ring. Neither may hang. */
+/* Rank 1 dies once everyone mapped it. Rank 0 must notice while asleep in block(), rank 2 while
+ * sending into its full ring. Neither may hang. */
 static int mode_kill_after_wireup(void)
 {
     double t0;
@@ -935,30 +1061,30 @@ static int mode_kill_after_wireup(void)
     t0 = now_s();
     if (proc.rank == 0) {
         while (now_s() - t0 < 10) {
-            st = vbt_shm_block(5000);
+            st = block(5000);
             if (st != VBT_OK)
                 break;
-            vbt_shm_progress();
+            ops->progress(tl);
         }
-        printf("rank 0: kill-after-wireup: vbt_shm_block said %s after %.2f s\n",
-               vbt_status_string(st), now_s() - t0);
-        st = vbt_shm_send(1, "x", 1, NULL, 0);
-        printf("rank 0: kill-after-wireup: then vbt_shm_send said %s\n", vbt_status_string(st));
+        printf("rank 0: kill-after-wireup: sleeping said %s after %.2f s\n", vbt_status_string(st),
+               now_s() - t0);
+        st = tl->send(tl, 1, "x", 1, NULL, 0);
+        printf("rank 0: kill-after-wireup: then send said %s\n", vbt_status_string(st));
     } else if (proc.rank == 2) {
         long sent = 0;
         while (now_s() - t0 < 10) {
-            st = vbt_shm_send(1, "x", 1, NULL, 0);
+            st = tl->send(tl, 1, "x", 1, NULL, 0);
             if (st == VBT_OK)
                 sent++;
             else if (st != VBT_ERR_NO_RESOURCE)
                 break;
         }
-        printf("rank 2: kill-after-wireup: vbt_shm_send said %s after %ld messages, %.2f s\n",
+        printf("rank 2: kill-after-wireup: send said %s after %ld messages, %.2f s\n",
                vbt_status_string(st), sent, now_s() - t0);
     }
     fflush(stdout);
     /* The launcher ends the job because rank 1 died: do not wait in the final fence. */
-    vbt_shm_finalize();
+    shm_finalize();
     _exit(st == VBT_ERR_PEER_FAILED ? 0 : 1);
 }
 
@@ -979,34 +1105,34 @@ static int mode_bad(int wireup_status)
         int n = 0;
         printf("rank 0: bad: wireup said %s, rank 1 %s\n",
                vbt_status_string((vbt_status_t)wireup_status),
-               vbt_shm_is_local(1) ? "reachable" : "not reachable");
-        rc |= wireup_status != VBT_ERR_INVALID_PARAM || vbt_shm_is_local(1);
+               ops->reaches(tl, 1) ? "reachable" : "not reachable");
+        rc |= wireup_status != VBT_ERR_INVALID_PARAM || ops->reaches(tl, 1);
         barrier(); /* rank 1 wrote the corrupt cell */
         while (n == 0 && now_s() - t0 < 30)
-            n = vbt_shm_progress();
+            n = ops->progress(tl);
         printf("rank 0: bad: progress said %s\n",
                n < 0 ? vbt_status_string((vbt_status_t)n) : "ok");
         rc |= n != VBT_ERR_PEER_FAILED;
-        n = vbt_shm_progress();
+        n = ops->progress(tl);
         rc |= n != 0; /* that ring is no longer read */
-        vbt_shm_finalize();
+        shm_finalize();
         barrier();
         barrier();
         return rc;
     }
-    if (wireup_status != VBT_OK || !vbt_shm_is_local(0)) {
+    if (wireup_status != VBT_OK || !ops->reaches(tl, 0)) {
         fprintf(stderr, "rank 1: bad: wireup said %s\n", vbt_status_string(wireup_status));
         return 1;
     }
     {
-        vbt_shm_producer_t *tx = &vbt_shm_ctx.tx_peer[0]->tx;
+        vbt_shm_producer_t *tx = &shm->tx_peer[0]->tx;
         vbt_shm_cell_t *cell = vbt_shm_ring_reserve(tx);
         cell->len = VBT_SHM_CELL_DATA + 1;
         vbt_shm_ring_commit(tx, cell);
     }
     barrier();
     barrier(); /* rank 0 finalized its transport */
-    st = vbt_shm_send(0, "x", 1, NULL, 0);
+    st = tl->send(tl, 0, "x", 1, NULL, 0);
     printf("rank 1: bad: send to a finalized rank said %s\n", vbt_status_string(st));
     rc |= st != VBT_ERR_PEER_FAILED;
     barrier();
@@ -1036,12 +1162,12 @@ static int mode_nobell(int in_netns)
         flag = (char)mail[1][0][0];
         mail_n[1] = 0;
         if (!flag) {
-            vbt_shm_peer_t *p = vbt_shm_ctx.tx_peer[1];
+            vbt_shm_peer_t *p = shm->tx_peer[1];
             vbt_shm_bell_addr(p->pid, p->cookie ^ 1, &p->bell);
         }
     }
     barrier();
-    s0 = vbt_shm_ctx.stats;
+    s0 = shm->stats;
     for (int it = 0; it < NOBELL_ITERS; it++) {
         if (proc.rank == 0) {
             wait_mail(1, 0);
@@ -1053,15 +1179,15 @@ static int mode_nobell(int in_netns)
             send_mail(0, &c, 1);
             t0 = now_s();
             while (mail_n[0] == 0) {
-                int n = vbt_shm_progress();
+                int n = ops->progress(tl);
                 vbt_status_t st;
                 if (n < 0)
-                    fail("vbt_shm_progress", n);
+                    fail("progress", n);
                 if (n > 0)
                     break;
-                st = vbt_shm_block(2000);
+                st = block(2000);
                 if (st != VBT_OK)
-                    fail("vbt_shm_block", st);
+                    fail("block", st);
                 if (now_s() - t0 > WAIT_SECONDS)
                     fail("nobell: the message never arrived", VBT_ERR_TIMED_OUT);
             }
@@ -1072,8 +1198,8 @@ static int mode_nobell(int in_netns)
     }
     mail_mode = 0;
     if (proc.rank == 0) {
-        uint64_t refused = vbt_shm_ctx.stats.bell_errors - s0.bell_errors;
-        uint64_t rung = vbt_shm_ctx.stats.wakes - s0.wakes;
+        uint64_t refused = shm->stats.bell_errors - s0.bell_errors;
+        uint64_t rung = shm->stats.wakes - s0.wakes;
         printf("rank 0: nobell: %s; %d posts to a sleeping rank 1: %llu doorbells refused, %llu "
                "rung\n",
                flag ? "rank 1 in its own network namespace" : "a wrong doorbell name for rank 1",
@@ -1083,12 +1209,12 @@ static int mode_nobell(int in_netns)
             errors++;
         }
     } else {
-        uint64_t timeouts = vbt_shm_ctx.stats.timeouts - s0.timeouts;
-        uint64_t rung = vbt_shm_ctx.stats.rung - s0.rung;
+        uint64_t timeouts = shm->stats.timeouts - s0.timeouts;
+        uint64_t rung = shm->stats.rung - s0.rung;
         printf("rank 1: nobell: %d messages arrived while asleep, after %.0f ms at most; %llu "
                "sleeps timed out, %llu ended by the doorbell\n",
                NOBELL_ITERS, worst * 1e3, (unsigned long long)timeouts, (unsigned long long)rung);
-        /* 1.5 s: the sleep is bounded by 500 ms whatever vbt_shm_block was asked for. */
+        /* 1.5 s: the sleep is bounded by 500 ms whatever block() was asked for. */
         if (timeouts == 0 || rung != 0 || worst > 1.5) {
             fprintf(stderr, "rank 1: FAIL: nobell: expected to wake by the sleep limit only\n");
             errors++;
@@ -1106,26 +1232,42 @@ static void check_doorbell(void)
     int go = -1, nsock = count_bell_sockets();
     vbt_status_t st;
 
-    if (vbt_shm_max_sleep_ms() <= 0 || vbt_shm_max_sleep_ms() > 1000) {
-        fprintf(stderr, "rank %d: vbt_shm_max_sleep_ms() is %d\n", proc.rank,
-                vbt_shm_max_sleep_ms());
+    if (proc.local_size > 1 ? ops->max_sleep_ms(tl) <= 0 || ops->max_sleep_ms(tl) > 1000
+                            : ops->max_sleep_ms(tl) != -1) {
+        fprintf(stderr, "rank %d: max_sleep_ms is %d with %d local ranks\n", proc.rank,
+                ops->max_sleep_ms(tl), proc.local_size);
+        errors++;
+    }
+    if ((tl->caps & VBT_TL_CAP_STREAM) == 0 || tl->max_send != VBT_SHM_CELL_DATA ||
+        tl->rndv_threshold != vbt_cfg.shm_rndv_threshold || tl->spin_polls != 0 || tl->ops != ops ||
+        tl->send != ops->send) {
+        fprintf(stderr,
+                "rank %d: the interface: caps 0x%x, max_send %zu, rndv_threshold %zu, "
+                "spin_polls %d\n",
+                proc.rank, tl->caps, tl->max_send, tl->rndv_threshold, tl->spin_polls);
+        errors++;
+    }
+    if (((tl->caps & VBT_TL_CAP_READ_PEER) != 0) != (shm->cma_available && vbt_cfg.shm_cma)) {
+        fprintf(stderr, "rank %d: READ_PEER is %s with the CMA probe %s and VBT_SHM_CMA=%d\n",
+                proc.rank, (tl->caps & VBT_TL_CAP_READ_PEER) ? "on" : "off",
+                shm->cma_available ? "ok" : "refused", vbt_cfg.shm_cma);
         errors++;
     }
     if (proc.local_size > 1) {
-        if (vbt_shm_wait_fd() < 0 || (nsock >= 0 && nsock != 1)) {
+        if (ops->wait_fd(tl) < 0 || (nsock >= 0 && nsock != 1)) {
             fprintf(stderr, "rank %d: doorbell fd %d, %d sockets bound\n", proc.rank,
-                    vbt_shm_wait_fd(), nsock);
+                    ops->wait_fd(tl), nsock);
             errors++;
         }
         return;
     }
-    st = vbt_shm_sleep_begin(&go);
-    if (vbt_shm_wait_fd() != -1 || nsock > 0 || st != VBT_OK || go != 1 ||
-        vbt_shm_sleep_end(1) != VBT_OK) {
+    st = ops->sleep_begin(tl, &go);
+    if (ops->wait_fd(tl) != -1 || nsock > 0 || st != VBT_OK || go != 1 ||
+        ops->sleep_end(tl, 0, 1) != VBT_OK) {
         fprintf(stderr,
                 "rank %d: alone on the node: doorbell fd %d, %d sockets, sleep_begin said %s, "
                 "sleep %d\n",
-                proc.rank, vbt_shm_wait_fd(), nsock, vbt_status_string(st), go);
+                proc.rank, ops->wait_fd(tl), nsock, vbt_status_string(st), go);
         errors++;
     }
 }
@@ -1134,8 +1276,9 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all";
     const char *ns = getenv("PMIX_NAMESPACE");
+    char bell_was[64], bell_now[64];
     vbt_status_t st;
-    int rc = 0, in_netns = 0;
+    int rc = 0, in_netns = 0, bell_fd;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (vbt_config_load() != VBT_OK)
@@ -1164,13 +1307,11 @@ int main(int argc, char **argv)
                    "doorbell name stands in for it\n",
                    strerror(errno));
     }
-    st = vbt_shm_init(&proc, recv_cb);
-    if (st != VBT_OK)
-        fail("vbt_shm_init", st);
+    shm_init();
     if (strcmp(mode, "kill-before-wireup") == 0 && proc.rank == 1)
         raise(SIGKILL);
     if (strcmp(mode, "bad") == 0 && proc.rank == 1)
-        vbt_shm_ctx.hdr->version = 99; /* published, and nobody maps it before the fence */
+        shm->hdr->version = 99; /* published, and nobody maps it before the fence */
     st = vbt_modex_fence();
     if (st != VBT_OK)
         fail("vbt_modex_fence", st);
@@ -1178,26 +1319,25 @@ int main(int argc, char **argv)
         if (proc.rank == 1)
             raise(SIGKILL);
         usleep(300000);
-        st = vbt_shm_wireup();
-        printf("rank %d: kill-after-fence: vbt_shm_wireup said %s\n", proc.rank,
-               vbt_status_string(st));
+        st = ops->wireup(tl);
+        printf("rank %d: kill-after-fence: wireup said %s\n", proc.rank, vbt_status_string(st));
         fflush(stdout);
-        vbt_shm_finalize();
+        shm_finalize();
         _exit(st == VBT_ERR_PEER_FAILED ? 0 : 1);
     }
-    st = vbt_shm_wireup();
+    st = ops->wireup(tl);
     if (strcmp(mode, "bad") == 0) {
         rc = mode_bad(st);
-        vbt_shm_finalize();
+        shm_finalize();
         if (vbt_pmix_finalize() != VBT_OK)
             rc = 1;
         printf("rank %d: bad %s\n", proc.rank, rc ? "FAILED" : "OK");
         return rc;
     }
     if (st != VBT_OK)
-        fail("vbt_shm_wireup", st);
+        fail("wireup", st);
 
-    max_send = vbt_shm_max_send();
+    max_send = tl->max_send;
     rx_count = calloc((size_t)proc.size, sizeof(*rx_count));
     tx_count = calloc((size_t)proc.size, sizeof(*tx_count));
     exp_count = calloc((size_t)proc.size, sizeof(*exp_count));
@@ -1213,9 +1353,8 @@ int main(int argc, char **argv)
         fail("out of memory", VBT_ERR_NO_MEMORY);
 
     for (int r = 0; r < proc.size; r++) {
-        if (vbt_shm_is_local(r) != (r != proc.rank && proc.local_size > 1)) {
-            fprintf(stderr, "rank %d: vbt_shm_is_local(%d) is %d\n", proc.rank, r,
-                    vbt_shm_is_local(r));
+        if (ops->reaches(tl, r) != (r != proc.rank && proc.local_size > 1)) {
+            fprintf(stderr, "rank %d: reaches(%d) is %d\n", proc.rank, r, ops->reaches(tl, r));
             errors++;
         }
     }
@@ -1223,7 +1362,7 @@ int main(int argc, char **argv)
         printf("shm_transport: %d ranks, %d on this node, max_send %zu, %u cells per ring, CMA "
                "%s\n",
                proc.size, proc.local_size, max_send, VBT_SHM_RING_DEPTH,
-               vbt_shm_cma_available() ? "available" : "not available");
+               shm->cma_available ? "available" : "not available");
     if (proc.local_size > 1 && count_segment_maps() != proc.local_size) {
         fprintf(stderr, "rank %d: %d segment mappings, expected %d\n", proc.rank,
                 count_segment_maps(), proc.local_size);
@@ -1254,13 +1393,18 @@ int main(int argc, char **argv)
         rc = 1;
     }
 
-    vbt_shm_finalize();
+    bell_fd = tl != NULL ? ops->wait_fd(tl) : -1;
+    fd_link(bell_fd, bell_was, sizeof(bell_was));
+    shm_finalize();
     if (strcmp(mode, "all") == 0 && rc == 0) {
         /* Finalize closed the doorbell: its name is gone with it, nothing to clean up. */
         int nsock = count_bell_sockets();
-        if (vbt_shm_wait_fd() != -1 || nsock > 0) {
-            fprintf(stderr, "rank %d: FAIL: after finalize: doorbell fd %d, %d sockets bound\n",
-                    proc.rank, vbt_shm_wait_fd(), nsock);
+        fd_link(bell_fd, bell_now, sizeof(bell_now));
+        if (bell_fd < 0 || bell_was[0] == '\0' || strcmp(bell_was, bell_now) == 0 || nsock > 0) {
+            fprintf(stderr,
+                    "rank %d: FAIL: after finalize: doorbell fd %d was %s, is %s; %d sockets "
+                    "bound\n",
+                    proc.rank, bell_fd, bell_was, bell_now, nsock);
             rc = 1;
         } else {
             printf("rank %d: doorbell: bound while up, %s after finalize\n", proc.rank,
