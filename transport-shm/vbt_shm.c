@@ -303,6 +303,7 @@ static vbt_status_t vbt_shm_init(const vbt_tl_job_t *job, const vbt_tl_upcalls_t
     shm->cma_probe = shm->cookie;
     for (int i = 0; i < n; i++) {
         vbt_shm_peer_t *p = &shm->peers[i];
+        p->owner = shm;
         p->world = job->local_peers[i];
         p->local = i;
         p->pidfd = -1;
@@ -570,12 +571,12 @@ static NOINLINE void ring_bell(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
 
 /* The ring is full: ask the receiver to ring us when it frees a cell, and look once more.
  * VBT_OK: there is room after all. Now and then make sure the peer is still there to drain. */
-static NOINLINE vbt_status_t send_full(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
+static NOINLINE vbt_status_t send_full(vbt_shm_peer_t *p)
 {
     p->tx_waiting = 1;
     if (vbt_shm_ring_want_space(&p->tx))
         return VBT_OK;
-    shm->stats.full++;
+    p->owner->stats.full++;
     if (atomic_load_explicit(&p->hdr->state, memory_order_acquire) & VBT_SHM_CLOSED)
         return send_closed(p);
     if (++p->full_count % VBT_SHM_FULL_CHECK == 0 && peer_gone(p)) {
@@ -594,14 +595,17 @@ static NOINLINE void send_unblocked(vbt_shm_peer_t *p)
 }
 
 /* The receiver announced it sleeps, or finalized. */
-static NOINLINE vbt_status_t send_notify(vbt_shm_iface_t *shm, vbt_shm_peer_t *p, uint32_t state)
+static NOINLINE vbt_status_t send_notify(vbt_shm_peer_t *p, uint32_t state)
 {
     if (state & VBT_SHM_CLOSED)
         return send_closed(p);
-    ring_bell(shm, p);
+    ring_bell(p->owner, p);
     return VBT_OK;
 }
 
+/* The instance is needed only to find the peer: past that the cold paths reach it through
+ * p->owner and the count is the peer's, so nothing of it stays live across the copies (no
+ * spill of an argument around the first memcpy). */
 static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hdr, size_t hdr_len,
                                  const void *payload, size_t len)
 {
@@ -615,7 +619,7 @@ static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hd
         return send_refused(shm, peer, hdr_len, len);
     cell = vbt_shm_ring_reserve(&p->tx);
     if (unlikely(cell == NULL)) {
-        vbt_status_t status = send_full(shm, p);
+        vbt_status_t status = send_full(p);
         if (status != VBT_OK)
             return status;
         cell = vbt_shm_ring_reserve(&p->tx); /* send_full saw room */
@@ -624,18 +628,18 @@ static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hd
     }
     if (unlikely(p->tx_waiting))
         send_unblocked(p);
+    p->sends++;
     if (hdr_len > 0)
         memcpy(cell->data, hdr, hdr_len);
     if (len > 0)
         memcpy(cell->data + hdr_len, payload, len);
     cell->len = (uint32_t)(hdr_len + len);
     vbt_shm_ring_commit(&p->tx, cell);
-    shm->stats.sends++;
     /* Dekker with sleep_begin: our seq store before our look at its state. */
     atomic_thread_fence(memory_order_seq_cst);
     state = atomic_load_explicit(&p->hdr->state, memory_order_relaxed);
     if (unlikely(state != 0))
-        return send_notify(shm, p, state);
+        return send_notify(p, state);
     return VBT_OK;
 }
 
@@ -822,7 +826,7 @@ static void vbt_shm_finalize(vbt_tl_iface_t *iface)
         vbt_debug("shared memory: %llu sends (%llu found the ring full), %llu doorbells rung "
                   "(%llu refused), %llu received, %llu sleeps (%llu ended by the doorbell, %llu "
                   "timed out; %llu more called off), %llu messages never delivered",
-                  (unsigned long long)shm->stats.sends, (unsigned long long)shm->stats.full,
+                  (unsigned long long)vbt_shm_sends(shm), (unsigned long long)shm->stats.full,
                   (unsigned long long)shm->stats.wakes, (unsigned long long)shm->stats.bell_errors,
                   (unsigned long long)shm->stats.recvs, (unsigned long long)shm->stats.sleeps,
                   (unsigned long long)shm->stats.rung, (unsigned long long)shm->stats.timeouts,

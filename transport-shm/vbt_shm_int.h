@@ -129,18 +129,21 @@ typedef struct {
     uint64_t cma_addr;  /* address of a word holding cookie, for the peers' CMA probe */
 } vbt_shm_addr_t;
 
+typedef struct vbt_shm_iface vbt_shm_iface_t;
+
 typedef struct {
-    int world;       /* world rank */
-    int local;       /* index in local_peers */
-    pid_t pid;       /* 0 when it published no address */
-    int reachable;   /* its segment is mapped: we can send to it */
-    int dead;        /* found exited (pidfd readable) */
-    int failed;      /* sends fail: dead, or it finalized (said once) */
-    int broken;      /* it wrote a corrupt cell: we no longer read its ring */
-    int cma_ok;      /* process_vm_readv of it works */
-    int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
-    int rx_released; /* this poll freed cells of its ring to us */
-    int pidfd;       /* -1 without pidfd_open: kill(pid, 0) then */
+    vbt_shm_iface_t *owner; /* the instance this peer belongs to (for the send's cold paths) */
+    int world;              /* world rank */
+    int local;              /* index in local_peers */
+    pid_t pid;              /* 0 when it published no address */
+    int reachable;          /* its segment is mapped: we can send to it */
+    int dead;               /* found exited (pidfd readable) */
+    int failed;             /* sends fail: dead, or it finalized (said once) */
+    int broken;             /* it wrote a corrupt cell: we no longer read its ring */
+    int cma_ok;             /* process_vm_readv of it works */
+    int tx_waiting;         /* our ring to it was full: we asked it to ring us when there is room */
+    int rx_released;        /* this poll freed cells of its ring to us */
+    int pidfd;              /* -1 without pidfd_open: kill(pid, 0) then */
     unsigned full_count;
     uint64_t cookie;
     uint64_t cma_addr;
@@ -149,12 +152,12 @@ typedef struct {
     size_t seg_size;
     vbt_shm_seg_hdr_t *hdr;
     vbt_shm_producer_t tx; /* our ring in its segment */
+    uint64_t sends;        /* messages we sent it (vbt_shm_sends() sums them) */
     vbt_shm_consumer_t rx; /* its ring in ours */
 } vbt_shm_peer_t;
 
 /* Counters for the tests and debug logs (private memory: free to update). */
 typedef struct {
-    uint64_t sends;
     uint64_t recvs;
     uint64_t full;        /* send found the ring full */
     uint64_t wakes;       /* doorbells we rang (a datagram sent): a post to a sleeper, room */
@@ -168,7 +171,7 @@ typedef struct {
 /* One instance of the transport: all of its state (init allocates it, finalize frees it). The
  * fields a message touches come first, next to the interface the runtime reads with every
  * send: the first cache line holds what send needs, the second what progress needs. */
-typedef struct {
+struct vbt_shm_iface {
     alignas(VBT_SHM_CACHE_LINE) vbt_tl_iface_t super; /* first: what the runtime sees */
     vbt_shm_peer_t **tx_peer; /* world rank -> reachable peer, or NULL (size entries) */
     int size;                 /* ranks in the job */
@@ -203,7 +206,7 @@ typedef struct {
     int cma_available; /* the probe at wireup read every reachable peer */
     int yama_scope;    /* kernel.yama.ptrace_scope, -1 without Yama */
     int ptracer_set;   /* we called PR_SET_PTRACER_ANY (undone at finalize) */
-} vbt_shm_iface_t;
+};
 
 _Static_assert(offsetof(vbt_shm_iface_t, super) == 0,
                "an instance is the vbt_tl_iface_t the runtime holds");
@@ -212,6 +215,16 @@ _Static_assert(offsetof(vbt_shm_iface_t, super) == 0,
 static inline vbt_shm_iface_t *vbt_shm_iface(vbt_tl_iface_t *iface)
 {
     return (vbt_shm_iface_t *)iface;
+}
+
+/* Messages this instance sent, to all its peers. */
+static inline uint64_t vbt_shm_sends(const vbt_shm_iface_t *shm)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; shm->peers != NULL && i < shm->local_size; i++)
+        n += shm->peers[i].sends;
+    return n;
 }
 
 /* vbt_shm_segment.c */
