@@ -29,6 +29,7 @@ fail=0
 
 unit="test/unit/check_config test/unit/check_objpool test/unit/check_error test/unit/check_match test/unit/check_bsend \
   test/unit/check_rcache test/unit/check_group test/unit/check_topo test/unit/check_shm_ring \
+  test/unit/check_shm_iface \
   test/unit/check_datatype test/unit/check_op test/unit/check_coll_select test/unit/check_coll_util"
 native="test/integration/shm_p2p.sh test/integration/shm_rndv.sh test/integration/dtype.sh \
   test/integration/runtime_comm.sh test/integration/nbr.sh test/integration/errors.sh \
