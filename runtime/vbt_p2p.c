@@ -1219,6 +1219,17 @@ vbt_status_t vbt_p2p_init(void)
     status = vbt_tl_init(&vbt_rt.proc, &(vbt_tl_upcalls_t){.recv = recv_cb, .rma_done = put_cb});
     if (status != VBT_OK)
         return status;
+    for (int i = 0; i < vbt_tl.nup; i++) {
+        const vbt_tl_t *t = vbt_tl.up[i];
+        if (t->rndv_threshold > VBT_P2P_FRAG_MAX) {
+            vbt_error("the %s transport's rendezvous threshold (%zu bytes: VBT_RNDV_THRESHOLD or "
+                      "VBT_SHM_RNDV_THRESHOLD) is above 64m, the largest message sent as eager "
+                      "fragments (a receiver buffers an unexpected one whole): set it to at "
+                      "most 64m",
+                      t->ops->name, t->rndv_threshold);
+            return VBT_ERR_INVALID_PARAM;
+        }
+    }
     /* Non-contiguous data is packed here one transport send at a time (and in pieces of
      * VBT_P2P_SELF_PIECE to ourselves). */
     p2p.scratch_len = VBT_P2P_SELF_PIECE;
