@@ -28,6 +28,11 @@ typedef enum {
     VBT_P2P_DONE = 9,       /* the receiver read a rendezvous message itself (READ_PEER) */
 } vbt_p2p_type_t;
 
+/* The largest message that may go as eager fragments, and so the most an unexpected message
+ * can make a receiver buffer: every transport's rendezvous threshold is at most this (checked
+ * at MPI_Init), and a FRAG_FIRST announcing more is refused. */
+#define VBT_P2P_FRAG_MAX (64ull << 20)
+
 /* vbt_p2p_hdr_t.flags */
 /* RTS: the sender's transport lets the receiver read the data itself, at addr (READ_PEER);
  * nothing is registered for a put. */

@@ -3,8 +3,9 @@
  *
  * A message is never trusted: vbt_p2p_decode checks everything that can be checked without
  * the receiver's state (version, type, and that the lengths agree with the type: an EAGER's
- * payload is its whole message, a FRAG_FIRST's is no more than it, an RTS and a CTS carry
- * their whole extension, control messages carry nothing, the length of a message fits a
+ * payload is its whole message, a FRAG_FIRST's is no more than it and no more than
+ * VBT_P2P_FRAG_MAX (the receiver buffers it whole when no receive is posted), an RTS and a CTS
+ * carry their whole extension, control messages carry nothing, the length of a message fits a
  * size_t) and names the first field that does not fit. What needs state is checked where the
  * state is (vbt_p2p.c): the context id names a communicator, the request ids a live request of
  * the right kind and peer (vbt_request_from_id: an id is a slot and a generation, never an
@@ -63,8 +64,11 @@ static inline const char *vbt_p2p_decode(const void *buf, size_t len, vbt_p2p_ms
             bad = "len (not the payload's length)";
         break;
     case VBT_P2P_FRAG_FIRST:
-        if (unlikely(m->hdr.len < m->len || m->hdr.len > SIZE_MAX / 2))
-            bad = "len (shorter than the payload, or too large)";
+        /* A receiver buffers an unexpected fragmented message whole: no peer may make it
+         * allocate more than the largest message that goes as fragments. */
+        if (unlikely(m->hdr.len < m->len || m->hdr.len > VBT_P2P_FRAG_MAX))
+            bad = "len (shorter than the payload, or above the 64 MiB a fragmented message may "
+                  "have)";
         break;
     case VBT_P2P_FRAG:
     case VBT_P2P_RDATA:

@@ -62,7 +62,7 @@ static const vbt_knob_t knobs[] = {
      {.size = &vbt_cfg.rndv_threshold},
      "messages larger than this go by rendezvous: the receiver's buffer is registered and the "
      "sender RDMA WRITEs straight into it, no copies; smaller ones are copied through eager "
-     "buffers. May differ between ranks (the sender decides)"},
+     "buffers. May differ between ranks (the sender decides); at most 64m"},
     {"VBT_RCACHE_MAX",
      "1g",
      VBT_KNOB_SIZE,
@@ -98,7 +98,7 @@ static const vbt_knob_t knobs[] = {
      "on-node messages larger than this are read by the receiver straight from the sender's "
      "buffer with one copy (CMA, process_vm_readv), or streamed through the rings into the "
      "matched receive where CMA is not permitted; smaller ones are copied in and out of the "
-     "rings eagerly"},
+     "rings eagerly; at most 64m"},
     {"VBT_SHM_CMA",
      "1",
      VBT_KNOB_BOOL,

@@ -78,6 +78,8 @@ static void attack(uint32_t ctx)
     raw(&h, sizeof(h), junk, 4); /* "field src 1 is not its rank": rank 1 is the receiver */
     h = hdr_of(VBT_P2P_FRAG, ctx, 0, 0, 0);
     raw(&h, sizeof(h), junk, 16); /* "unexpected fragment" */
+    h = hdr_of(VBT_P2P_FRAG_FIRST, ctx, 97, 1ull << 40, 0);
+    raw(&h, sizeof(h), junk, 16); /* a terabyte to buffer: "above the 64 MiB" */
 
     /* A fragmented message, a new one in its middle (dropped), then its genuine end, then a
      * piece too many (dropped). */

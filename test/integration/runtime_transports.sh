@@ -2,7 +2,8 @@
 # Transport selection, natively (no RDMA device needed): the default picks shm for on-node
 # peers and self for a rank's own messages (VBT_LOG=info says so per peer); a job whose peers
 # no listed transport reaches, or a bad VBT_TRANSPORTS or VBT_PROGRESS, stops in MPI_Init with
-# one clear message and a non-zero exit, never a hang; every VBT_PROGRESS mode moves messages.
+# one clear message and a non-zero exit, never a hang, and so does a rendezvous threshold above
+# what may go as fragments; every VBT_PROGRESS mode moves messages.
 set -u
 p2p="$abs_top_builddir/test/integration/p2p"
 fail=0
@@ -59,6 +60,9 @@ run VBT_TRANSPORTS=self,shmem -- -n 2 "$p2p" pingpong
 expect_error "VBT_TRANSPORTS=self,shmem" "unknown transport 'shmem'"
 run VBT_TRANSPORTS=shm -- -n 2 "$p2p" pingpong
 expect_error "VBT_TRANSPORTS=shm" "leaves out self"
+# Fragments are bounded (a receiver buffers an unexpected fragmented message whole).
+run VBT_SHM_RNDV_THRESHOLD=65m -- -n 2 "$p2p" pingpong
+expect_error "VBT_SHM_RNDV_THRESHOLD=65m" "the shm transport's rendezvous threshold (68157440 bytes.*at most 64m"
 run VBT_PROGRESS=busy -- -n 2 "$p2p" pingpong
 expect_error "VBT_PROGRESS=busy" "VBT_PROGRESS=busy: unknown mode"
 # No shm and (here) no RDMA device: the peers cannot reach each other.

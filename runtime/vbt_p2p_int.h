@@ -1,0 +1,181 @@
+/* Private to the point-to-point files (vbt_p2p*.c): the engine's state, the helpers the files
+ * share on the message path (static inline, so splitting the protocol by idea costs no call),
+ * and the functions one file offers the others. vbt_p2p.c describes the protocols. */
+#ifndef VBT_P2P_INT_H
+#define VBT_P2P_INT_H
+
+#include <mpi.h>
+#include <string.h>
+
+#include "vbt_bsend.h"
+#include "vbt_compiler.h"
+#include "vbt_datatype.h"
+#include "vbt_error.h"
+#include "vbt_log.h"
+#include "vbt_p2p.h"
+#include "vbt_p2p_wire.h"
+#include "vbt_tl.h"
+
+/* Unexpected messages up to this size are kept in pooled buffers; larger ones are malloc'ed
+ * (they arrive in fragments and are not the steady state). */
+#define VBT_UNEXP_POOL_BLOCK 16384
+
+/* Where the following fragments of a large message from one sender go: a matched receive or an
+ * unexpected message still being assembled. RC delivers each sender's messages in order and a
+ * sender hands one message's pieces to the transport back to back, so one slot per sender is
+ * enough. */
+typedef struct {
+    vbt_request_t *req;
+    vbt_unexp_t *unexp;
+    size_t total;
+    size_t received;
+} vbt_frag_state_t;
+
+/* Sends that found no credit wait here, per destination, in order. */
+typedef struct {
+    vbt_request_t *head;
+    vbt_request_t *tail;
+} vbt_sendq_t;
+
+typedef struct {
+    int my_world;
+    int world_size;
+    vbt_frag_state_t *frag;
+    vbt_sendq_t *sendq;
+    unsigned npending;
+    vbt_request_t *putq_head; /* rendezvous sends with data still to post, in CTS order */
+    vbt_request_t *putq_tail;
+    unsigned nputs;
+    vbt_status_t failed; /* a fatal transport error: every wait returns it */
+    void *unexp_pool;    /* free list of VBT_UNEXP_POOL_BLOCK buffers */
+    vbt_unexp_t *unexp_free;
+    void *scratch; /* one transport send's worth of packed non-contiguous data */
+    size_t scratch_len;
+} vbt_p2p_state_t;
+
+/* The point-to-point engine of this process (vbt_p2p.c). */
+extern vbt_p2p_state_t vbt_p2p;
+
+/* Messages to oneself of non-contiguous data go in pieces of this size at most. */
+#define VBT_P2P_SELF_PIECE 65536
+
+/* What a receive needs of a matched RTS. */
+typedef struct {
+    int src_world, src, tag;
+    size_t len;
+    uint64_t sender_id;
+    uint64_t addr;  /* the data in the sender's memory */
+    unsigned flags; /* VBT_P2P_F_* */
+} vbt_rts_info_t;
+
+/* Does a rendezvous over tl have the receiver grant a key for a put (rather than read our
+ * memory, or have us stream)? Then the sender registers its buffer with the RTS. */
+static inline int vbt_p2p_rndv_puts(const vbt_tl_t *tl)
+{
+    return (tl->caps & (VBT_TL_CAP_READ_PEER | VBT_TL_CAP_PUT)) == VBT_TL_CAP_PUT;
+}
+
+/* Bytes [offset, offset + len) of a send's data as one contiguous range: the user's buffer
+ * itself, or those bytes packed into the scratch buffer (len <= vbt_p2p.scratch_len). */
+static inline const void *vbt_p2p_send_bytes(const vbt_request_t *req, size_t offset, size_t len)
+{
+    if (likely(req->dtype == NULL))
+        return (const char *)req->buf + offset;
+    vbt_dtype_pack(req->dtype, req->buf, req->dcount, offset, vbt_p2p.scratch, len);
+    return vbt_p2p.scratch;
+}
+
+/* Give back the registration a rendezvous held, to the transport that made it. */
+static inline void vbt_p2p_mem_release(vbt_request_t *req)
+{
+    vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+
+    tl->ops->mem_put(tl, req->mem);
+    req->mem = NULL;
+}
+
+static inline void vbt_p2p_send_maybe_done(vbt_request_t *req)
+{
+    if ((req->flags & VBT_REQF_HANDED) &&
+        (!(req->flags & VBT_REQF_SYNC) || (req->flags & VBT_REQF_ACKED)))
+        vbt_p2p_request_done(req);
+}
+
+/* Copy what fits into the receive, note truncation, and fill in the status. */
+static inline void vbt_p2p_recv_fill(vbt_request_t *req, int src, int tag, size_t total)
+{
+    req->status_source = src;
+    req->status_tag = tag;
+    req->status_bytes = total <= req->bytes ? total : req->bytes;
+    req->status_error = total <= req->bytes ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    if (total > req->bytes)
+        vbt_debug("message of %zu bytes from rank %d tag %d truncated to the %zu-byte buffer",
+                  total, src, tag, req->bytes);
+}
+
+static inline void vbt_p2p_copy_clipped(vbt_request_t *req, size_t offset, const void *data,
+                                        size_t len)
+{
+    if (offset >= req->bytes)
+        return;
+    if (len > req->bytes - offset)
+        len = req->bytes - offset;
+    if (likely(req->dtype == NULL))
+        memcpy((char *)req->buf + offset, data, len);
+    else
+        vbt_dtype_unpack(req->dtype, req->buf, req->dcount, offset, data, len);
+}
+
+/* Is hdr->src, the sender's rank in comm as it claims, the world rank the transport says sent
+ * it? A communicator still being created (a placeholder, vbt_comm_early_context) has no ranks
+ * yet to check against. */
+static inline int vbt_p2p_src_is_sender(const vbt_comm_t *comm, const vbt_p2p_hdr_t *hdr,
+                                        int src_world)
+{
+    return comm->world_ranks == NULL || ((uint32_t)hdr->src < (uint32_t)comm->size &&
+                                         vbt_comm_world_rank(comm, hdr->src) == src_world);
+}
+
+/* ---- vbt_p2p_unexp.c: buffers for unexpected messages ---------------------------------------- */
+/* A record with room for len bytes of payload (none when !with_data); NULL when out of memory. */
+vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data);
+void vbt_p2p_unexp_release(vbt_unexp_t *u);
+
+/* ---- vbt_p2p_send.c: eager sends, fragments, the per-peer send queues, self sends ----------- */
+/* Send now if nothing to this peer is queued before it, else queue it behind the others. */
+vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req);
+/* Hand queued sends to their transports as far as they take them. */
+void vbt_p2p_drain_sendqs(void);
+/* A send (or control message) that can no longer go: complete it with the error. */
+void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status);
+
+/* ---- vbt_p2p_ctrl.c: control messages (ACK, CTS, FIN, DONE) -----------------------------------
+ */
+vbt_status_t vbt_p2p_push_ctrl(vbt_request_t *req);
+/* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
+vbt_request_t *vbt_p2p_ctrl_new(int dest_world, uint8_t type, uint64_t id);
+void vbt_p2p_ctrl_send(vbt_request_t *ctrl);
+void vbt_p2p_send_ack(int dest_world, uint64_t ack_id);
+void vbt_p2p_deliver_ack(int src_world, uint64_t ack_id);
+
+/* ---- vbt_p2p_rndv.c: the rendezvous, by read, put or streaming ------------------------------ */
+void vbt_p2p_put_cb(void *arg, void *cookie, vbt_status_t status);
+void vbt_p2p_put_progress(void);
+void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts);
+void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m);
+void vbt_p2p_deliver_cts(int src_world, const vbt_p2p_msg_t *cts);
+void vbt_p2p_deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload,
+                           size_t len);
+void vbt_p2p_deliver_done(int src_world, uint64_t id);
+void vbt_p2p_deliver_fin(int src_world, uint64_t id);
+
+/* ---- vbt_p2p_recv.c: receives, matching arrivals, probes ------------------------------------- */
+/* A message from src_world: decoded and checked by vbt_p2p_decode (or made by ourselves). */
+void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m);
+/* The transports' upcall for every arrived message. */
+void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len);
+/* A message whose context id or source rank does not check out (logged, dropped). */
+void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm, const vbt_p2p_hdr_t *hdr)
+    __attribute__((noinline, cold));
+
+#endif
