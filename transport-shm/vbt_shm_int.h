@@ -1,6 +1,6 @@
 /* transport-shm private types: the segment layout, the address blob, the per-peer state and the
- * instance (vbt_shm_iface_t). White-box tests may include it; the runtime includes vbt_shm.h
- * only, and sees an instance as the vbt_tl_iface_t it begins with.
+ * instance (vbt_shm_iface_t). White-box tests may include it; the runtime knows only
+ * vbt_shm_tl_ops (vbt_shm.h) and sees an instance as the vbt_tl_iface_t it begins with.
  *
  * ---- Segments: one per rank, holding that rank's INBOUND rings ----------------------------
  * Each rank creates one segment at init: a header (identity and the state word), then one ring
@@ -40,8 +40,8 @@
  *   caller:                  poll(our socket and its own fds, <= 500 ms)
  *   receiver (sleep_end):    state &= ~SLEEPING; recv(MSG_DONTWAIT) until EAGAIN
  *   sender (send):           write cell; seq = t+1 (release); fence(seq_cst);
- *                                    load state; SLEEPING? if (fetch_and(&state, ~SLEEPING)
- *                                    had it) sendto(its socket, 1 byte, MSG_DONTWAIT)
+ *                            load state; SLEEPING? if (fetch_and(&state, ~SLEEPING) had it)
+ *                            sendto(its socket, 1 byte, MSG_DONTWAIT)
  * No wake-up is lost. The two seq_cst fences make it Dekker's: in every sleep announced after
  * the state the sender's load read, the receiver's look at the rings sees the new cell and
  * calls the sleep off. A sleep announced before is over, except the one whose SLEEPING the
@@ -132,18 +132,17 @@ typedef struct {
 typedef struct vbt_shm_iface vbt_shm_iface_t;
 
 typedef struct {
-    vbt_shm_iface_t *owner; /* the instance this peer belongs to (for the send's cold paths) */
-    int world;              /* world rank */
-    int local;              /* index in local_peers */
-    pid_t pid;              /* 0 when it published no address */
-    int reachable;          /* its segment is mapped: we can send to it */
-    int dead;               /* found exited (pidfd readable) */
-    int failed;             /* sends fail: dead, or it finalized (said once) */
-    int broken;             /* it wrote a corrupt cell: we no longer read its ring */
-    int cma_ok;             /* process_vm_readv of it works */
-    int tx_waiting;         /* our ring to it was full: we asked it to ring us when there is room */
-    int rx_released;        /* this poll freed cells of its ring to us */
-    int pidfd;              /* -1 without pidfd_open: kill(pid, 0) then */
+    int world;       /* world rank */
+    int local;       /* index in local_peers */
+    pid_t pid;       /* 0 when it published no address */
+    int reachable;   /* its segment is mapped: we can send to it */
+    int dead;        /* found exited (pidfd readable) */
+    int failed;      /* sends fail: dead, or it finalized (said once) */
+    int broken;      /* it wrote a corrupt cell: we no longer read its ring */
+    int cma_ok;      /* process_vm_readv of it works */
+    int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
+    int rx_released; /* this poll freed cells of its ring to us */
+    int pidfd;       /* -1 without pidfd_open: kill(pid, 0) then */
     unsigned full_count;
     uint64_t cookie;
     uint64_t cma_addr;
@@ -151,9 +150,10 @@ typedef struct {
     void *seg;                /* its segment, mapped */
     size_t seg_size;
     vbt_shm_seg_hdr_t *hdr;
-    vbt_shm_producer_t tx; /* our ring in its segment */
-    uint64_t sends;        /* messages we sent it (vbt_shm_sends() sums them) */
-    vbt_shm_consumer_t rx; /* its ring in ours */
+    vbt_shm_producer_t tx;  /* our ring in its segment */
+    uint64_t sends;         /* messages we sent it (vbt_shm_sends() sums them) */
+    vbt_shm_consumer_t rx;  /* its ring in ours */
+    vbt_shm_iface_t *owner; /* the instance it belongs to (for the send's cold paths) */
 } vbt_shm_peer_t;
 
 /* Counters for the tests and debug logs (private memory: free to update). */
@@ -170,7 +170,9 @@ typedef struct {
 
 /* One instance of the transport: all of its state (init allocates it, finalize frees it). The
  * fields a message touches come first, next to the interface the runtime reads with every
- * send: the first cache line holds what send needs, the second what progress needs. */
+ * send: what send needs of the instance is on its first cache line (the interface, tx_peer,
+ * size), what progress needs on the end of it and the second (up, in_progress, nrx, rx_peers,
+ * the upcalls, recvs). */
 struct vbt_shm_iface {
     alignas(VBT_SHM_CACHE_LINE) vbt_tl_iface_t super; /* first: what the runtime sees */
     vbt_shm_peer_t **tx_peer; /* world rank -> reachable peer, or NULL (size entries) */
