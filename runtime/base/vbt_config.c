@@ -203,6 +203,12 @@ static const vbt_knob_t knobs[] = {
      {NULL},
      "test/integration/verbs2.sh: the parts of the two-node test to run: base (verbs2_slurm.sh), "
      "fault (verbs2_fault.sh: ranks that die), loss (verbs2_loss.sh: netem drops packets)"},
+    {"VBT_VERBS_TESTS",
+     "",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/integration/verbs.sh: the verbs tests to run in one boot, e.g. rndv,p2p (with or "
+     "without verbs_ and .sh); empty: all of them"},
 };
 
 const vbt_knob_t *vbt_config_knobs(size_t *count_p)

@@ -7,6 +7,8 @@
 # coll.sh and nbr.sh run the rest of the matrix (more rank counts, forced algorithms at every
 # size, the singleton, errors under the fatal handler) natively.
 # Needs an RDMA device (run through test/integration/verbs.sh).
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 set -u
 coll="$abs_top_builddir/test/integration/coll"
 fail=0

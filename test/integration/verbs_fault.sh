@@ -11,6 +11,8 @@
 # go out every second, vbt_ib_liveness.c) get their message and finalize: a probe to a live
 # peer never fails, and a peer that finalized first is not reported. Needs an RDMA device (run
 # through test/integration/verbs.sh). Exit 0 pass, other fail.
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 FAULT_ENV=VBT_TRANSPORTS=self,ib

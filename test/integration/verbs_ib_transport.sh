@@ -10,6 +10,8 @@
 # (must fail in seconds with the likely cause), and liveness probes to a live and to a vanished
 # peer (idle). The device's RNR counters must not move during
 # the data runs. Exit 0 pass, 77 skip (no device), other fail.
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 set -u
 prog="$abs_top_builddir/test/integration/ib_transport"
 fail=0

@@ -5,6 +5,8 @@
 # once connects every pair exactly once; a peer busy for 2 s is reached all the same; the same
 # with VBT_PROGRESS=block; and VBT_LOG=info shows nothing of the connection manager. Needs an
 # RDMA device (run through test/integration/verbs.sh). Exit 0 pass, other fail.
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 set -u
 prog="$abs_top_builddir/test/integration/lazy"
 VBT_TRANSPORTS=self,ib

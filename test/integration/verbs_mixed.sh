@@ -3,6 +3,8 @@
 # ib (VBT_TRANSPORTS=self,ib), ranks 2 and 3 everything, so 2<->3 goes over shm and every
 # other pair over ib. p2p's multi-rank subtests and the rendezvous sizes, payloads verified.
 # Needs an RDMA device (run through test/integration/verbs.sh).
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 set -u
 p2p="$abs_top_builddir/test/integration/p2p"
 rndv="$abs_top_builddir/test/integration/rndv"

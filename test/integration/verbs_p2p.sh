@@ -1,6 +1,8 @@
 #!/bin/sh
 # Point-to-point over verbs, on-node peers included (VBT_TRANSPORTS=self,ib): suite_p2p.sh.
 # Needs an RDMA device (run through test/integration/verbs.sh).
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 VBT_TRANSPORTS=self,ib
 export VBT_TRANSPORTS
 exec sh "$abs_top_srcdir/test/integration/suite_p2p.sh"

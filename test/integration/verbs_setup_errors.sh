@@ -10,6 +10,8 @@
 # - no ACTIVE port: the netdev under the device taken down (restored at the end).
 # A control run first shows the same job works without the bad setting. Needs an RDMA device
 # (run through test/integration/verbs.sh). Exit 0 pass, other fail.
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 . "$(dirname "$0")/lib.sh"
 p2p="$abs_top_builddir/test/integration/p2p"
 

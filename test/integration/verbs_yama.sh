@@ -8,6 +8,8 @@
 # shm, payloads checked; the probe's line at info says CMA is permitted at 0 and 1 (without
 # CAP_SYS_PTRACE: setpriv drops it), refused at 2 with the scope named, and the job still
 # passes. Exit 0 pass, 77 skip (not root, no Yama), other fail.
+# Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
+[ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 . "$(dirname "$0")/lib.sh"
 prog="$abs_top_builddir/test/integration/rndv"
 knob=/proc/sys/kernel/yama/ptrace_scope
