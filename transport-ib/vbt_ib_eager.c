@@ -47,8 +47,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, cold))
-
 static uint32_t pow2_at_least(uint32_t v)
 {
     uint32_t p = 1;
@@ -622,7 +620,7 @@ static void peer_fail(vbt_ib_peer_t *p, int op, int wc_status)
 /* A completion with an error status: one sentence saying what failed, towards whom, and the
  * likely cause. Returns a fatal status, or 0 when nothing the caller sent is lost (a credit
  * or finalize message towards a rank that has exited). */
-static NOINLINE int wc_error(const struct ibv_wc *wc)
+static VBT_NOINLINE_COLD int wc_error(const struct ibv_wc *wc)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char cause[256];
@@ -692,7 +690,7 @@ static NOINLINE int wc_error(const struct ibv_wc *wc)
 }
 
 /* A message that failed vbt_ib_hdr_check (field: what is wrong) or came on the wrong QP. */
-static NOINLINE int bad_message(const struct ibv_wc *wc, const char *field)
+static VBT_NOINLINE_COLD int bad_message(const struct ibv_wc *wc, const char *field)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)rx_buf(c, wc->wr_id);
@@ -711,14 +709,14 @@ static NOINLINE int bad_message(const struct ibv_wc *wc, const char *field)
     return VBT_ERR_PEER_FAILED;
 }
 
-static NOINLINE int poll_failed(int rc)
+static VBT_NOINLINE_COLD int poll_failed(int rc)
 {
     vbt_error("ibv_poll_cq failed (%d): the completion queue of %s is broken", rc,
               vbt_ib_ctx.choice.name);
     return VBT_ERR_IO;
 }
 
-static NOINLINE int repost_failed(int rc)
+static VBT_NOINLINE_COLD int repost_failed(int rc)
 {
     return vbt_ib_check_rc(rc, 0, "re-posting receive buffers (ibv_post_srq_recv)");
 }
@@ -847,7 +845,7 @@ size_t vbt_ib_max_send(void)
     return vbt_ib_ctx.max_send;
 }
 
-static NOINLINE vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
+static VBT_NOINLINE_COLD vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
 
@@ -912,7 +910,7 @@ vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op)
     return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
 }
 
-static NOINLINE vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
+static VBT_NOINLINE_COLD vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
 
@@ -992,8 +990,8 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
 /* A header that is malformed, or comes from a peer not READY: 1 to go on with the message,
  * else the status to return. The first message on a QP in RTS proves the peer's QP is past
  * RTR: the connection is ready. */
-static NOINLINE int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc, const char *bad,
-                               const vbt_ib_hdr_t *th)
+static VBT_NOINLINE_COLD int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc, const char *bad,
+                                        const vbt_ib_hdr_t *th)
 {
     uint32_t src;
 

@@ -333,7 +333,7 @@ extern vbt_ib_ctx_t vbt_ib_ctx;
 #define VBT_IB_PROBE 0x2u /* the caller handles the failure: log at debug only */
 vbt_status_t vbt_ib_verbs_status(long rc, int saved_errno, unsigned flags, const char *file,
                                  int line, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7), noinline, cold));
+    __attribute__((format(printf, 6, 7))) VBT_NOINLINE_COLD;
 
 /* Check an int-returning verbs call. */
 #define vbt_ib_check_rc(_rc, _flags, ...)                                                          \
@@ -381,7 +381,7 @@ uint32_t vbt_ib_cq_entries(const vbt_ib_sizes_t *s, int peers);
  * buffers and the CQ cover one more peer, posting another chunk (double the peers covered, at
  * most the world) and growing the CQ if not. Fails, logged, naming peer, when RLIMIT_MEMLOCK,
  * the SRQ or the CQ cannot take it. vbt_ib_qp_create counts the peer (nqps) on success. */
-vbt_status_t vbt_ib_rx_reserve(int peer) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_rx_reserve(int peer) VBT_NOINLINE_COLD;
 /* CQ, completion channel, SRQ, the registered pool with every receive posted. */
 vbt_status_t vbt_ib_eager_init(void);
 void vbt_ib_eager_cleanup(void);
@@ -396,9 +396,9 @@ void vbt_ib_eager_drain(int timeout_ms);
 
 /* Why peer takes no WR now: VBT_ERR_NO_RESOURCE when it is READY (the caller knows it is out of
  * credits or slots), else the error, logged once (call names the caller in the message). */
-vbt_status_t vbt_ib_peer_refused(int peer, const char *call) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_peer_refused(int peer, const char *call) VBT_NOINLINE_COLD;
 /* ibv_post_send of an op towards peer returned rc: log it, mark the peer failed. */
-vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op) VBT_NOINLINE_COLD;
 
 /* Whether to signal the WR about to be posted on p, updating the unsignalled counters: one in
  * sig_every WRs, and one in sig_every_bounce of those holding a bounce buffer. */
@@ -437,13 +437,13 @@ void vbt_ib_cm_cleanup(void);
 /* Make sure a connection to peer is under way (state NONE: create the QP, send REQ; state RTS:
  * send REQ to learn the peer is ready). VBT_ERR_NO_RESOURCE while it is; another status
  * (logged) when it cannot be. */
-vbt_status_t vbt_ib_cm_connect(int peer) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_cm_connect(int peer) VBT_NOINLINE_COLD;
 /* A completion of the UD QP (success or error). Never fatal: 0. */
-int vbt_ib_cm_completion(const struct ibv_wc *wc) __attribute__((noinline, cold));
+int vbt_ib_cm_completion(const struct ibv_wc *wc) VBT_NOINLINE_COLD;
 /* The first message arrived on peer's RC QP in state RTS: its QP is past RTR: ready. */
-void vbt_ib_cm_peer_ready(int peer) __attribute__((noinline, cold));
+void vbt_ib_cm_peer_ready(int peer) VBT_NOINLINE_COLD;
 /* Retransmit due REQs (called from progress while conn_pending). */
-void vbt_ib_cm_progress(void) __attribute__((noinline, cold));
+void vbt_ib_cm_progress(void) VBT_NOINLINE_COLD;
 
 /* ---- vbt_ib_liveness.c: noticing that a connected peer died ----------------------------------
  * Probes go out at most this often, only while a wait is idle. */

@@ -46,8 +46,7 @@ struct vbt_rcache {
     vbt_rcache_stats_t stats;
 };
 
-#define REGION_BLOCK  64
-#define NOINLINE_COLD __attribute__((noinline, cold))
+#define REGION_BLOCK 64
 
 /* ---- bookkeeping ----------------------------------------------------------------------------- */
 
@@ -236,8 +235,8 @@ void vbt_rcache_invalidate(vbt_rcache_t *rc, uintptr_t start, uintptr_t end)
     invalidate_range(rc, start, end);
 }
 
-static NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintptr_t end,
-                                       unsigned need, vbt_rcache_region_t **region_p)
+static VBT_NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintptr_t end,
+                                           unsigned need, vbt_rcache_region_t **region_p)
 {
     vbt_rcache_region_t *r;
     size_t i = first_ending_after(rc, start), j;

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, cold))
-
 /* ---- the register op ------------------------------------------------------------------------- */
 
 static int reg_errno; /* errno of the last failed ibv_reg_mr, for the message */
@@ -60,7 +58,7 @@ static void dereg_op(void *ctx, void *handle)
 
 /* ---- registered memory ----------------------------------------------------------------------- */
 
-static NOINLINE vbt_status_t mem_failed(const void *addr, size_t len, vbt_status_t status)
+static VBT_NOINLINE_COLD vbt_status_t mem_failed(const void *addr, size_t len, vbt_status_t status)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char hint[512] = "";
