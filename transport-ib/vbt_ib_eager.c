@@ -1161,17 +1161,10 @@ vbt_status_t vbt_ib_block(int timeout_ms)
 
 /* ---- finalize ----------------------------------------------------------------------------- */
 
-uint64_t vbt_ib_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 void vbt_ib_eager_drain(int timeout_ms)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    uint64_t deadline = vbt_ib_now_ms() + (uint64_t)timeout_ms;
+    uint64_t deadline = vbt_now_ms() + (uint64_t)timeout_ms;
 
     for (;;) {
         int pending = 0, first = -1;
@@ -1191,7 +1184,7 @@ void vbt_ib_eager_drain(int timeout_ms)
         }
         if (pending == 0)
             return;
-        if (vbt_ib_now_ms() > deadline) {
+        if (vbt_now_ms() > deadline) {
             vbt_warn("finalize: %d rank(s) (rank %d first) neither acknowledged our last messages "
                      "nor said goodbye within %d ms; closing anyway",
                      pending, first, timeout_ms);

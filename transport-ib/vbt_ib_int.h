@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "vbt_clock.h"
 #include "vbt_compiler.h"
 #include "vbt_ib.h"
 
@@ -387,8 +388,6 @@ vbt_status_t vbt_ib_eager_init(void);
 void vbt_ib_eager_cleanup(void);
 /* Give peer its credits and start its send-queue accounting (QP in RTS, the peer's past RTR). */
 void vbt_ib_eager_peer_ready(int peer);
-/* Milliseconds of the monotonic clock. */
-uint64_t vbt_ib_now_ms(void);
 /* Finalize's goodbye: send each READY peer a FIN and wait, at most timeout_ms, until for every
  * one our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done).
  * Peers not READY are not waited for. */

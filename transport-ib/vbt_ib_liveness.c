@@ -81,7 +81,7 @@ vbt_status_t vbt_ib_check_liveness(void)
 
     if (c->nconnected == 0 || c->finalizing)
         return VBT_OK;
-    now = vbt_ib_now_ms();
+    now = vbt_now_ms();
     if (now < c->live_at)
         return VBT_OK;
     c->live_at = now + VBT_IB_LIVENESS_MS;

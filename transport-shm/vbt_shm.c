@@ -19,6 +19,7 @@
  * fail. */
 #include "config.h"
 
+#include "vbt_clock.h"
 #include "vbt_log.h"
 #include "vbt_shm_int.h"
 #include "vbt_shm_ring.inl"
@@ -47,13 +48,6 @@
 
 vbt_shm_ctx_t vbt_shm_ctx = {.memfd = -1, .bell_fd = -1};
 uint64_t vbt_shm_cma_probe_word;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static vbt_shm_peer_t *peer_of(int world)
 {
@@ -408,7 +402,7 @@ vbt_status_t vbt_shm_wireup(void)
                  "to them go through the network",
                  unreachable, c->local_size - 1, first, first_why);
     cma_probe();
-    c->last_liveness_ns = now_ns();
+    c->last_liveness_ns = vbt_now_ns();
     c->wired = 1;
     vbt_info("shared memory: %d of %d local peers reachable, rings of %u cells of %u bytes, "
              "CMA %s",
@@ -464,7 +458,7 @@ static vbt_status_t check_peers(void)
     vbt_shm_ctx_t *c = &vbt_shm_ctx;
     vbt_status_t status = VBT_OK;
 
-    c->last_liveness_ns = now_ns();
+    c->last_liveness_ns = vbt_now_ns();
     if (c->npidfds > 0 && poll(c->pidfds, (nfds_t)c->npidfds, 0) > 0) {
         for (int k = 0; k < c->npidfds; k++) {
             if (c->pidfds[k].fd >= 0 && (c->pidfds[k].revents & (POLLIN | POLLHUP))) {
@@ -721,7 +715,7 @@ vbt_status_t vbt_shm_check_liveness(void)
 {
     vbt_shm_ctx_t *c = &vbt_shm_ctx;
 
-    if (!c->up || now_ns() - c->last_liveness_ns < VBT_SHM_LIVENESS_MS * 1000000ull)
+    if (!c->up || vbt_now_ns() - c->last_liveness_ns < VBT_SHM_LIVENESS_MS * 1000000ull)
         return VBT_OK;
     return check_peers();
 }
@@ -735,7 +729,7 @@ vbt_status_t vbt_shm_sleep_begin(int *sleep_p)
         *sleep_p = 1;
         return VBT_OK;
     }
-    if (now_ns() - c->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
+    if (vbt_now_ns() - c->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
         check_peers() != VBT_OK) {
         *sleep_p = 0;
         return VBT_ERR_PEER_FAILED;
