@@ -1,6 +1,6 @@
 /* Rendezvous support in the transport: memory registration through the registration cache
- * (vbt_ib_rcache.c, with ibv_reg_mr as its register op) and RDMA WRITE from registered memory
- * into a peer's registered memory. The protocol itself (RTS, CTS, FIN) is the runtime's
+ * (runtime/base/vbt_rcache.c, with ibv_reg_mr as its register op) and RDMA WRITE from registered
+ * memory into a peer's registered memory. The protocol itself (RTS, CTS, FIN) is the runtime's
  * (runtime/vbt_p2p.c); this file only moves bytes.
  *
  * WRITEs share the peer's send queue with eager sends: each takes a slot, at most
@@ -14,7 +14,7 @@
  * left cannot be registered and fails with the RLIMIT_MEMLOCK advice. */
 #include "vbt_config.h"
 #include "vbt_ib_int.h"
-#include "vbt_ib_rcache.h"
+#include "vbt_rcache.h"
 #include "vbt_log.h"
 
 #include <stdio.h>

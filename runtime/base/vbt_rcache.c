@@ -1,4 +1,4 @@
-/* The registration cache (see vbt_ib_rcache.h for the contract, vbt_ib_memhook.c for how
+/* The registration cache (see vbt_rcache.h for the contract, vbt_memhook.c for how
  * unmapped memory is detected and why that is enough).
  *
  * Layout. The registrations a lookup can find ("attached") never overlap; they sit in an
@@ -23,9 +23,9 @@
  * search and two list operations. No allocation: region structures are recycled through a
  * free list (freeing them would also report their memory as changed, see the hooks), and only
  * a miss, which registers (a system call) anyway, may grow the array or the free list. */
-#include "vbt_ib_rcache.h"
+#include "vbt_rcache.h"
 #include "vbt_compiler.h"
-#include "vbt_ib_memhook.h"
+#include "vbt_memhook.h"
 #include "vbt_log.h"
 
 #include <stdlib.h>
