@@ -175,7 +175,7 @@ void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m);
 /* The transports' upcall for every arrived message. */
 void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len);
 /* A message whose context id or source rank does not check out (logged, dropped). */
-void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm, const vbt_p2p_hdr_t *hdr)
-    __attribute__((noinline, cold));
+void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm,
+                          const vbt_p2p_hdr_t *hdr) VBT_NOINLINE_COLD;
 
 #endif

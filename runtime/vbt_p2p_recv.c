@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((noinline, cold)) void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm,
-                                                          const vbt_p2p_hdr_t *hdr)
+VBT_NOINLINE_COLD void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm,
+                                            const vbt_p2p_hdr_t *hdr)
 {
     if (comm == NULL)
         vbt_error("dropped a message (type %u) from rank %d: field context_id %u names no "
@@ -129,8 +129,8 @@ void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m)
     }
 }
 
-__attribute__((noinline, cold)) static void malformed(int src_world, const void *data, size_t len,
-                                                      const char *field)
+static VBT_NOINLINE_COLD void malformed(int src_world, const void *data, size_t len,
+                                        const char *field)
 {
     uint8_t version = len >= 1 ? ((const uint8_t *)data)[0] : 0;
     uint8_t type = len >= 2 ? ((const uint8_t *)data)[1] : 0;

@@ -1,4 +1,5 @@
 #include "vbt_progress.h"
+#include "vbt_clock.h"
 #include "vbt_compiler.h"
 #include "vbt_config.h"
 #include "vbt_log.h"
@@ -32,13 +33,6 @@ void vbt_backoff_set_spin(unsigned polls)
 {
     if (spin_polls > 0) /* auto on a shared core spins none, whatever the device */
         spin_polls = polls;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 vbt_status_t vbt_progress_init(void)
@@ -89,7 +83,7 @@ vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
         return VBT_OK;
     }
     if (mode == VBT_PROGRESS_HYBRID) {
-        uint64_t now = now_ns();
+        uint64_t now = vbt_now_ns();
         if (b->yield_start_ns == 0)
             b->yield_start_ns = now;
         if (now - b->yield_start_ns < VBT_YIELD_NS) {

@@ -300,7 +300,7 @@ vbt_status_t vbt_ib_cm_connect(int peer)
         vbt_debug("connection manager: connecting to rank %d", peer);
     }
     if (!p->req_pending && (p->state == VBT_IB_PEER_INIT || p->state == VBT_IB_PEER_RTS))
-        req_send(peer, vbt_ib_now_ms());
+        req_send(peer, vbt_now_ms());
     return VBT_ERR_NO_RESOURCE;
 }
 
@@ -311,7 +311,7 @@ void vbt_ib_cm_peer_ready(int peer)
 
     if (p->req_pending)
         vbt_debug("connection manager: rank %d ready after %llu ms", peer,
-                  (unsigned long long)(vbt_ib_now_ms() - p->req_since));
+                  (unsigned long long)(vbt_now_ms() - p->req_since));
     else
         vbt_debug("connection manager: rank %d ready", peer);
     req_done(p);
@@ -453,7 +453,7 @@ int vbt_ib_cm_completion(const struct ibv_wc *wc)
 void vbt_ib_cm_progress(void)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    uint64_t now = vbt_ib_now_ms(), next = UINT64_MAX;
+    uint64_t now = vbt_now_ms(), next = UINT64_MAX;
 
     if (now < c->cm_next_at)
         return;
@@ -491,7 +491,7 @@ int vbt_ib_max_sleep_ms(void)
 
     if (c->conn_pending == 0)
         return -1;
-    now = vbt_ib_now_ms();
+    now = vbt_now_ms();
     if (c->cm_next_at <= now)
         return 1;
     return c->cm_next_at - now > INT_MAX ? INT_MAX : (int)(c->cm_next_at - now);

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #define VBT_IB_QP_TIMEOUT    17
@@ -47,9 +46,8 @@ static uint32_t random_psn(void)
 {
     uint32_t v;
     if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v = (uint32_t)ts.tv_nsec ^ ((uint32_t)getpid() << 12) ^ (uint32_t)ts.tv_sec;
+        uint64_t t = vbt_now_ns();
+        v = (uint32_t)t ^ ((uint32_t)getpid() << 12) ^ (uint32_t)(t >> 32);
     }
     return v & 0xffffff;
 }

@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "vbt_clock.h"
 #include "vbt_compiler.h"
 #include "vbt_ib.h"
 
@@ -17,7 +18,7 @@
  * buffers per peer. Credits shrink as the world grows so that a world's worth stays near
  * RX_TARGET buffers: 64 credits up to 3 peers, 4 at 64 peers and beyond. Every rank computes
  * the same credits from the world size. The buffers are posted in chunks as peers connect
- * (vbt_ib_eager.c): at init for VBT_IB_RX_FIRST_PEERS peers, then doubling the peers covered
+ * (vbt_ib_pool.c): at init for VBT_IB_RX_FIRST_PEERS peers, then doubling the peers covered
  * each time a connection exceeds them, so memory follows the peers a rank talks to. */
 #define VBT_IB_CREDITS_MAX 64
 #define VBT_IB_CREDITS_MIN 4
@@ -34,7 +35,7 @@ extern int vbt_ib_rx_first_peers;
 #define VBT_IB_RX_CHUNKS_MAX 32
 /* Receive buffers per peer reserved for the messages that take no credit: at most 2 credit
  * messages (each returns at least half a window, and a sender never has more than one window
- * unreturned: see vbt_ib_eager.c) and 1 FIN can be un-reposted at a time. */
+ * unreturned: see vbt_ib_credit.c) and 1 FIN can be un-reposted at a time. */
 #define VBT_IB_CTL_RESERVE 3
 /* Bounce buffers (registered copies of non-inline sends), shared by all peers. */
 #define VBT_IB_BOUNCE_MIN 32
@@ -309,7 +310,7 @@ typedef struct {
     uint64_t cm_next_at;   /* ms of the earliest retransmission due */
     uint64_t live_at;      /* ms (monotonic) when the next liveness probes are due */
     int nconnected;        /* peers whose QP reached RTS */
-    /* receive pool and CQ growth (vbt_ib_eager.c) */
+    /* receive pool and CQ growth (vbt_ib_pool.c) */
     int nqps;            /* peers with a QP: each may use rx_per_peer buffers and its send CQEs */
     int rx_peers;        /* peers the posted buffers and the CQ cover (nqps <= rx_peers) */
     int rx_nchunks;      /* chunks in rx_chunk[] */
@@ -333,7 +334,7 @@ extern vbt_ib_ctx_t vbt_ib_ctx;
 #define VBT_IB_PROBE 0x2u /* the caller handles the failure: log at debug only */
 vbt_status_t vbt_ib_verbs_status(long rc, int saved_errno, unsigned flags, const char *file,
                                  int line, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7), noinline, cold));
+    __attribute__((format(printf, 6, 7))) VBT_NOINLINE_COLD;
 
 /* Check an int-returning verbs call. */
 #define vbt_ib_check_rc(_rc, _flags, ...)                                                          \
@@ -370,52 +371,66 @@ size_t vbt_ib_memlock_left(size_t pinned);
 int vbt_ib_memlock_explain(char *buf, size_t len);
 const char *vbt_ib_mtu_str(int mtu);
 
-/* ---- vbt_ib_eager.c ------------------------------------------------------------------------ */
+/* ---- vbt_ib_sizes.c: pool and queue sizes for a number of peers ---------------------------- */
 void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *sizes_p);
 /* Estimate of what is pinned with the receive buffers and queues of `peers` connected peers
  * (at least s->first_peers counted: the first chunk is always there). */
 size_t vbt_ib_sizes_pinned(const vbt_ib_sizes_t *s, int peers);
 /* CQ entries for `peers` connected peers: their receive buffers, their send queues, the UD QP. */
 uint32_t vbt_ib_cq_entries(const vbt_ib_sizes_t *s, int peers);
+/* n bytes rounded up to whole 4 KiB pages. */
+static inline size_t vbt_ib_page_align(size_t n)
+{
+    size_t page = 4096;
+    return (n + page - 1) & ~(page - 1);
+}
+
+/* ---- vbt_ib_pool.c: the eager pools and queues, and their growth --------------------------- */
 /* Called before a QP for peer is created (the connect path, cold): make sure the posted receive
  * buffers and the CQ cover one more peer, posting another chunk (double the peers covered, at
  * most the world) and growing the CQ if not. Fails, logged, naming peer, when RLIMIT_MEMLOCK,
  * the SRQ or the CQ cannot take it. vbt_ib_qp_create counts the peer (nqps) on success. */
-vbt_status_t vbt_ib_rx_reserve(int peer) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_rx_reserve(int peer) VBT_NOINLINE_COLD;
 /* CQ, completion channel, SRQ, the registered pool with every receive posted. */
 vbt_status_t vbt_ib_eager_init(void);
 void vbt_ib_eager_cleanup(void);
+
+/* ---- vbt_ib_eager.c: the send path and the poll loop (inline helpers: vbt_ib_eager.inl) ---- */
 /* Give peer its credits and start its send-queue accounting (QP in RTS, the peer's past RTR). */
 void vbt_ib_eager_peer_ready(int peer);
-/* Milliseconds of the monotonic clock. */
-uint64_t vbt_ib_now_ms(void);
+/* Why peer takes no WR now: VBT_ERR_NO_RESOURCE when it is READY (the caller knows it is out of
+ * credits or slots), else the error, logged once (call names the caller in the message). */
+vbt_status_t vbt_ib_peer_refused(int peer, const char *call) VBT_NOINLINE_COLD;
+
+/* ---- vbt_ib_credit.c: credit messages and FIN ---------------------------------------------- */
+/* Send a message that takes no credit (CREDIT or FIN; the receiver reserves buffers for
+ * them). 1: sent, or moot as the peer is unusable; 0: no send-queue room now, try later. */
+int vbt_ib_ctl_send(int peer, vbt_ib_msg_type_t type);
+/* Send a CREDIT message to each listed peer still owed half a window (after a poll, while
+ * owe_count != 0); a peer leaves the list once it is sent or no longer needed. */
+void vbt_ib_credit_service(void);
+
+/* ---- vbt_ib_wc_error.c: errors on a connection (cold) -------------------------------------- */
+/* What a vbt_ib_op_t is called in messages ("eager send", ...; "receive" for anything else). */
+const char *vbt_ib_op_name(int op);
+/* Into buf, the likely cause of completion status st on the connection to peer. */
+void vbt_ib_likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len);
+/* Mark p failed by op (-1: a receive) with wc_status, unless it failed already. */
+void vbt_ib_peer_fail(vbt_ib_peer_t *p, int op, int wc_status);
+/* A completion with an error status: one sentence saying what failed, towards whom, and the
+ * likely cause. Returns a fatal status, or 0 when nothing the caller sent is lost (a credit
+ * or finalize message towards a rank that has exited). */
+int vbt_ib_wc_error(const struct ibv_wc *wc) VBT_NOINLINE_COLD;
+/* A message that failed vbt_ib_hdr_check (field: what is wrong) or came on the wrong QP. */
+int vbt_ib_bad_message(const struct ibv_wc *wc, const char *field) VBT_NOINLINE_COLD;
+/* ibv_post_send of an op towards peer returned rc: log it, mark the peer failed. */
+vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op) VBT_NOINLINE_COLD;
+
+/* ---- vbt_ib_sleep.c: blocking and finalize ------------------------------------------------- */
 /* Finalize's goodbye: send each READY peer a FIN and wait, at most timeout_ms, until for every
  * one our FIN is acknowledged (so is every send before it) or its FIN has arrived (it is done).
  * Peers not READY are not waited for. */
 void vbt_ib_eager_drain(int timeout_ms);
-
-/* Why peer takes no WR now: VBT_ERR_NO_RESOURCE when it is READY (the caller knows it is out of
- * credits or slots), else the error, logged once (call names the caller in the message). */
-vbt_status_t vbt_ib_peer_refused(int peer, const char *call) __attribute__((noinline, cold));
-/* ibv_post_send of an op towards peer returned rc: log it, mark the peer failed. */
-vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op) __attribute__((noinline, cold));
-
-/* Whether to signal the WR about to be posted on p, updating the unsignalled counters: one in
- * sig_every WRs, and one in sig_every_bounce of those holding a bounce buffer. */
-static inline int vbt_ib_sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int bounce)
-{
-    uint32_t unsig = p->unsig + 1u;
-    uint32_t ub = p->unsig_bounce + (uint32_t)bounce;
-
-    if (unsig >= c->sig_every || ub >= c->sig_every_bounce) {
-        p->unsig = 0;
-        p->unsig_bounce = 0;
-        return 1;
-    }
-    p->unsig = (uint16_t)unsig;
-    p->unsig_bounce = (uint16_t)ub;
-    return 0;
-}
 
 /* ---- vbt_ib_ep.c: the RC QP state machine -------------------------------------------------- */
 /* Create peer's RC QP and bring it to INIT (state INIT), with its per-slot arrays. */
@@ -437,13 +452,13 @@ void vbt_ib_cm_cleanup(void);
 /* Make sure a connection to peer is under way (state NONE: create the QP, send REQ; state RTS:
  * send REQ to learn the peer is ready). VBT_ERR_NO_RESOURCE while it is; another status
  * (logged) when it cannot be. */
-vbt_status_t vbt_ib_cm_connect(int peer) __attribute__((noinline, cold));
+vbt_status_t vbt_ib_cm_connect(int peer) VBT_NOINLINE_COLD;
 /* A completion of the UD QP (success or error). Never fatal: 0. */
-int vbt_ib_cm_completion(const struct ibv_wc *wc) __attribute__((noinline, cold));
+int vbt_ib_cm_completion(const struct ibv_wc *wc) VBT_NOINLINE_COLD;
 /* The first message arrived on peer's RC QP in state RTS: its QP is past RTR: ready. */
-void vbt_ib_cm_peer_ready(int peer) __attribute__((noinline, cold));
+void vbt_ib_cm_peer_ready(int peer) VBT_NOINLINE_COLD;
 /* Retransmit due REQs (called from progress while conn_pending). */
-void vbt_ib_cm_progress(void) __attribute__((noinline, cold));
+void vbt_ib_cm_progress(void) VBT_NOINLINE_COLD;
 
 /* ---- vbt_ib_liveness.c: noticing that a connected peer died ----------------------------------
  * Probes go out at most this often, only while a wait is idle. */

@@ -9,12 +9,12 @@
  * R_Key or address: IBA C9-88; rxe the same), and raises no completion there: the peer's NIC
  * (rxe: its kernel) acknowledges it whether or not the process is polling, so a busy peer is
  * never mistaken for a dead one. A peer whose process is gone has no QP any more: no ACK, the
- * QP's retries run out (timeout and retry_cnt: vbt_ib_ep.c, ~4 s), RETRY_EXC_ERR, and wc_error
- * (vbt_ib_eager.c) reports it as any failed send: status, rank, operation, likely cause, and
- * VBT_ERR_PEER_FAILED from the wait.
+ * QP's retries run out (timeout and retry_cnt: vbt_ib_ep.c, ~4 s), RETRY_EXC_ERR, and
+ * vbt_ib_wc_error (vbt_ib_wc_error.c) reports it as any failed send: status, rank, operation,
+ * likely cause, and VBT_ERR_PEER_FAILED from the wait.
  *
  * A probe is a WR like any other: it takes a send-queue slot (sq_head), and its completion
- * retires it and every WR before it (sq_retire). It is never a WRITE of vbt_ib_put (sq_put
+ * retires it and every WR before it (vbt_ib_sq_retire). It is never a WRITE of vbt_ib_put (sq_put
  * stays NULL) and holds no bounce buffer. One per peer is out at a time: a probe not yet
  * retired is not followed by another, so a dead peer costs one slot, not one per second.
  *
@@ -23,7 +23,7 @@
  * only), peers that sent FIN or to which we sent ours (they close their QPs when done: a
  * failure then is the expected end, vbt_ib_liveness_failure_matters), and peers already
  * failed. A peer that failed earlier through a message that was not reported (a credit
- * message: wc_error treats its loss as harmless, the peer may have finalized) is reported
+ * message: vbt_ib_wc_error treats its loss as harmless, the peer may have finalized) is reported
  * here, once, unless it said goodbye: a wait must not go on for a peer known to be gone.
  *
  * Cost: nothing on the message path. The runtime calls this only when a wait found nothing to
@@ -81,7 +81,7 @@ vbt_status_t vbt_ib_check_liveness(void)
 
     if (c->nconnected == 0 || c->finalizing)
         return VBT_OK;
-    now = vbt_ib_now_ms();
+    now = vbt_now_ms();
     if (now < c->live_at)
         return VBT_OK;
     c->live_at = now + VBT_IB_LIVENESS_MS;

@@ -1,6 +1,6 @@
 /* Rendezvous support in the transport: memory registration through the registration cache
- * (vbt_ib_rcache.c, with ibv_reg_mr as its register op) and RDMA WRITE from registered memory
- * into a peer's registered memory. The protocol itself (RTS, CTS, FIN) is the runtime's
+ * (runtime/base/vbt_rcache.c, with ibv_reg_mr as its register op) and RDMA WRITE from registered
+ * memory into a peer's registered memory. The protocol itself (RTS, CTS, FIN) is the runtime's
  * (runtime/vbt_p2p.c); this file only moves bytes.
  *
  * WRITEs share the peer's send queue with eager sends: each takes a slot, at most
@@ -14,14 +14,12 @@
  * left cannot be registered and fails with the RLIMIT_MEMLOCK advice. */
 #include "vbt_config.h"
 #include "vbt_ib_int.h"
-#include "vbt_ib_rcache.h"
+#include "vbt_rcache.h"
 #include "vbt_log.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define NOINLINE __attribute__((noinline, cold))
 
 /* ---- the register op ------------------------------------------------------------------------- */
 
@@ -60,7 +58,7 @@ static void dereg_op(void *ctx, void *handle)
 
 /* ---- registered memory ----------------------------------------------------------------------- */
 
-static NOINLINE vbt_status_t mem_failed(const void *addr, size_t len, vbt_status_t status)
+static VBT_NOINLINE_COLD vbt_status_t mem_failed(const void *addr, size_t len, vbt_status_t status)
 {
     vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char hint[512] = "";

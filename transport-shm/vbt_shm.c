@@ -20,6 +20,7 @@
  * fail. */
 #include "config.h"
 
+#include "vbt_clock.h"
 #include "vbt_config.h"
 #include "vbt_log.h"
 #include "vbt_shm_int.h"
@@ -44,15 +45,6 @@
 #ifndef PR_SET_PTRACER_ANY
 #define PR_SET_PTRACER_ANY ((unsigned long)-1)
 #endif
-
-#define NOINLINE __attribute__((noinline, cold))
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static vbt_shm_peer_t *peer_of(const vbt_shm_iface_t *shm, int world)
 {
@@ -149,7 +141,7 @@ static void cma_probe(vbt_shm_iface_t *shm)
 
 /* READ_PEER goes from the interface with the first read refused: the runtime's rendezvous
  * streams through the rings from then on. */
-static NOINLINE vbt_status_t cma_refused(vbt_shm_iface_t *shm)
+static VBT_NOINLINE_COLD vbt_status_t cma_refused(vbt_shm_iface_t *shm)
 {
     shm->super.caps &= ~(unsigned)VBT_TL_CAP_READ_PEER;
     return VBT_ERR_UNSUPPORTED;
@@ -431,7 +423,7 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
     cma_probe(shm);
     if (shm->cma_available && vbt_cfg.shm_cma)
         shm->super.caps |= VBT_TL_CAP_READ_PEER;
-    shm->last_liveness_ns = now_ns();
+    shm->last_liveness_ns = vbt_now_ns();
     shm->wired = 1;
     vbt_info("shared memory: %d of %d local peers reachable, rings of %u cells of %u bytes, "
              "CMA %s",
@@ -483,7 +475,7 @@ static vbt_status_t check_peers(vbt_shm_iface_t *shm)
 {
     vbt_status_t status = VBT_OK;
 
-    shm->last_liveness_ns = now_ns();
+    shm->last_liveness_ns = vbt_now_ns();
     if (shm->npidfds > 0 && poll(shm->pidfds, (nfds_t)shm->npidfds, 0) > 0) {
         for (int k = 0; k < shm->npidfds; k++) {
             if (shm->pidfds[k].fd >= 0 && (shm->pidfds[k].revents & (POLLIN | POLLHUP))) {
@@ -504,8 +496,8 @@ static vbt_status_t check_peers(vbt_shm_iface_t *shm)
 
 /* ---- sending --------------------------------------------------------------------------------- */
 
-static NOINLINE vbt_status_t send_refused(vbt_shm_iface_t *shm, int peer, size_t hdr_len,
-                                          size_t len)
+static VBT_NOINLINE_COLD vbt_status_t send_refused(vbt_shm_iface_t *shm, int peer, size_t hdr_len,
+                                                   size_t len)
 {
     vbt_shm_peer_t *p = peer_of(shm, peer);
 
@@ -522,7 +514,7 @@ static NOINLINE vbt_status_t send_refused(vbt_shm_iface_t *shm, int peer, size_t
     return VBT_ERR_INVALID_PARAM;
 }
 
-static NOINLINE vbt_status_t send_closed(vbt_shm_peer_t *p)
+static VBT_NOINLINE_COLD vbt_status_t send_closed(vbt_shm_peer_t *p)
 {
     p->failed = 1;
     vbt_error("cannot send to local rank %d: it has finalized (a message to a rank that called "
@@ -534,7 +526,7 @@ static NOINLINE vbt_status_t send_closed(vbt_shm_peer_t *p)
 /* sendto p's doorbell failed (err): it wakes by its timeout instead. Worth a warning once:
  * every sleep of that peer now lasts up to VBT_SHM_BLOCK_MAX_MS when we post to it. Not when
  * it finalized or exited (its socket is closed, which is no news). */
-static NOINLINE void bell_failed(vbt_shm_iface_t *shm, vbt_shm_peer_t *p, int err)
+static VBT_NOINLINE_COLD void bell_failed(vbt_shm_iface_t *shm, vbt_shm_peer_t *p, int err)
 {
     shm->stats.bell_errors++;
     if (p->failed ||
@@ -556,7 +548,7 @@ static NOINLINE void bell_failed(vbt_shm_iface_t *shm, vbt_shm_peer_t *p, int er
 }
 
 /* Wake p if it announced it sleeps: the first to clear its SLEEPING pays the system call. */
-static NOINLINE void ring_bell(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
+static VBT_NOINLINE_COLD void ring_bell(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
 {
     int rc;
 
@@ -571,7 +563,7 @@ static NOINLINE void ring_bell(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
 
 /* The ring is full: ask the receiver to ring us when it frees a cell, and look once more.
  * VBT_OK: there is room after all. Now and then make sure the peer is still there to drain. */
-static NOINLINE vbt_status_t send_full(vbt_shm_peer_t *p)
+static VBT_NOINLINE_COLD vbt_status_t send_full(vbt_shm_peer_t *p)
 {
     p->tx_waiting = 1;
     if (vbt_shm_ring_want_space(&p->tx))
@@ -587,7 +579,7 @@ static NOINLINE vbt_status_t send_full(vbt_shm_peer_t *p)
 }
 
 /* The ring had room again: withdraw our request for a doorbell. */
-static NOINLINE void send_unblocked(vbt_shm_peer_t *p)
+static VBT_NOINLINE_COLD void send_unblocked(vbt_shm_peer_t *p)
 {
     p->tx_waiting = 0;
     p->full_count = 0;
@@ -595,7 +587,7 @@ static NOINLINE void send_unblocked(vbt_shm_peer_t *p)
 }
 
 /* The receiver announced it sleeps, or finalized. */
-static NOINLINE vbt_status_t send_notify(vbt_shm_peer_t *p, uint32_t state)
+static VBT_NOINLINE_COLD vbt_status_t send_notify(vbt_shm_peer_t *p, uint32_t state)
 {
     if (state & VBT_SHM_CLOSED)
         return send_closed(p);
@@ -645,8 +637,8 @@ static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hd
 
 /* ---- receiving ------------------------------------------------------------------------------- */
 
-static NOINLINE vbt_status_t ring_corrupt(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,
-                                          const vbt_shm_cell_t *cell, int k)
+static VBT_NOINLINE_COLD vbt_status_t ring_corrupt(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,
+                                                   const vbt_shm_cell_t *cell, int k)
 {
     vbt_error("the shared-memory ring from local rank %d is corrupt at message %llu (cell length "
               "%u, more than %u): memory corruption in that rank, or ranks of different "
@@ -658,7 +650,7 @@ static NOINLINE vbt_status_t ring_corrupt(vbt_shm_iface_t *shm, vbt_shm_peer_t *
 }
 
 /* We freed cells: senders that found their ring full and asked for it get their doorbell. */
-static NOINLINE void tell_waiting_senders(vbt_shm_iface_t *shm)
+static VBT_NOINLINE_COLD void tell_waiting_senders(vbt_shm_iface_t *shm)
 {
     /* Dekker with vbt_shm_ring_want_space: our head stores before our look at waiting. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -741,7 +733,7 @@ static vbt_status_t vbt_shm_check_liveness(vbt_tl_iface_t *iface)
 {
     vbt_shm_iface_t *shm = vbt_shm_iface(iface);
 
-    if (!shm->up || now_ns() - shm->last_liveness_ns < VBT_SHM_LIVENESS_MS * 1000000ull)
+    if (!shm->up || vbt_now_ns() - shm->last_liveness_ns < VBT_SHM_LIVENESS_MS * 1000000ull)
         return VBT_OK;
     return check_peers(shm);
 }
@@ -755,7 +747,7 @@ static vbt_status_t vbt_shm_sleep_begin(vbt_tl_iface_t *iface, int *sleep_p)
         *sleep_p = 1;
         return VBT_OK;
     }
-    if (now_ns() - shm->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
+    if (vbt_now_ns() - shm->last_liveness_ns >= VBT_SHM_LIVENESS_MS * 1000000ull &&
         check_peers(shm) != VBT_OK) {
         *sleep_p = 0;
         return VBT_ERR_PEER_FAILED;

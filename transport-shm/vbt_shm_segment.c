@@ -3,6 +3,7 @@
  * describes the layout and why there is never a name to unlink. */
 #include "config.h"
 
+#include "vbt_clock.h"
 #include "vbt_log.h"
 #include "vbt_shm_int.h"
 
@@ -55,13 +56,9 @@ vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring
 static uint64_t make_cookie(void)
 {
     uint64_t cookie = 0;
-    struct timespec ts;
 
-    if (getrandom(&cookie, sizeof(cookie), GRND_NONBLOCK) != (ssize_t)sizeof(cookie)) {
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        cookie = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
-                 (uint64_t)(uintptr_t)&cookie;
-    }
+    if (getrandom(&cookie, sizeof(cookie), GRND_NONBLOCK) != (ssize_t)sizeof(cookie))
+        cookie = ((uint64_t)getpid() << 32) ^ vbt_now_ns() ^ (uint64_t)(uintptr_t)&cookie;
     return cookie != 0 ? cookie : 1;
 }
 

@@ -1,9 +1,13 @@
-/* Compiler hints for the few branches of the fast path. */
+/* Compiler hints for the few branches of the fast path, and for what lies off it. */
 #ifndef VBT_COMPILER_H
 #define VBT_COMPILER_H
 
 #define likely(_x)   __builtin_expect(!!(_x), 1)
 #define unlikely(_x) __builtin_expect(!!(_x), 0)
+
+/* Error handling and other rare work called from the fast path: kept out of line, and its
+ * callers' branches towards it laid out as unlikely. */
+#define VBT_NOINLINE_COLD __attribute__((noinline, cold))
 
 /* Tell the CPU we are spinning (saves power, frees the sibling hyper-thread). */
 #if defined(__x86_64__) || defined(__i386__)

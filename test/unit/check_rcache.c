@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vbt_ib_memhook.h"
-#include "vbt_ib_rcache.h"
+#include "vbt_memhook.h"
+#include "vbt_rcache.h"
 
 #define PAGE    4096u
 #define MAX_MRS 512

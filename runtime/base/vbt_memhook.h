@@ -1,12 +1,12 @@
 /* Memory events for the registration cache: libverbatim interposes free, realloc, munmap,
  * mremap, madvise, mmap (MAP_FIXED), brk, sbrk and shmdt, and records every range whose pages
  * may be about to change, BEFORE the memory is released. The reasoning is at the top of
- * vbt_ib_memhook.c.
+ * vbt_memhook.c.
  *
  * Producers: any thread, inside the hooks (lock-free, no allocation, no syscall of ours).
  * Consumer: the one registration cache that subscribed, on the MPI thread. */
-#ifndef VBT_IB_MEMHOOK_H
-#define VBT_IB_MEMHOOK_H
+#ifndef VBT_MEMHOOK_H
+#define VBT_MEMHOOK_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
 /* The registration cache: registrations by page-aligned address range, reused across messages,
  * least recently used ones evicted over a byte limit, never one in use, and invalidated when
- * the memory under them is unmapped (vbt_ib_memhook.h). Pure logic over a register/deregister
- * op pair, so the unit tests drive it with a fake op; transport-ib plugs in ibv_reg_mr.
+ * the memory under them is unmapped (vbt_memhook.h). Pure logic over a register/deregister op
+ * pair, so the unit tests drive it with a fake op and a transport plugs in its own.
  *
  * Single-threaded: one thread (the MPI thread) calls every function here. Memory events from
- * any thread reach it through vbt_ib_memhook's lock-free queue, drained at each lookup. */
-#ifndef VBT_IB_RCACHE_H
-#define VBT_IB_RCACHE_H
+ * any thread reach it through vbt_memhook's lock-free queue, drained at each lookup. */
+#ifndef VBT_RCACHE_H
+#define VBT_RCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@ typedef struct {
 typedef struct vbt_rcache_region {
     uintptr_t start; /* page-aligned */
     uintptr_t end;   /* page-aligned, exclusive */
-    void *handle;    /* from the register op (transport-ib: struct ibv_mr *) */
+    void *handle;    /* from the register op (what the transport registered) */
     unsigned access; /* VBT_RCACHE_* granted */
     int refcount;    /* operations using it; never evicted nor deregistered while > 0 */
     int detached;    /* invalidated or replaced while in use: deregistered at the last put */

@@ -1,4 +1,4 @@
-/* The registration cache (see vbt_ib_rcache.h for the contract, vbt_ib_memhook.c for how
+/* The registration cache (see vbt_rcache.h for the contract, vbt_memhook.c for how
  * unmapped memory is detected and why that is enough).
  *
  * Layout. The registrations a lookup can find ("attached") never overlap; they sit in an
@@ -23,9 +23,9 @@
  * search and two list operations. No allocation: region structures are recycled through a
  * free list (freeing them would also report their memory as changed, see the hooks), and only
  * a miss, which registers (a system call) anyway, may grow the array or the free list. */
-#include "vbt_ib_rcache.h"
+#include "vbt_rcache.h"
 #include "vbt_compiler.h"
-#include "vbt_ib_memhook.h"
+#include "vbt_memhook.h"
 #include "vbt_log.h"
 
 #include <stdlib.h>
@@ -46,8 +46,7 @@ struct vbt_rcache {
     vbt_rcache_stats_t stats;
 };
 
-#define REGION_BLOCK  64
-#define NOINLINE_COLD __attribute__((noinline, cold))
+#define REGION_BLOCK 64
 
 /* ---- bookkeeping ----------------------------------------------------------------------------- */
 
@@ -236,8 +235,8 @@ void vbt_rcache_invalidate(vbt_rcache_t *rc, uintptr_t start, uintptr_t end)
     invalidate_range(rc, start, end);
 }
 
-static NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintptr_t end,
-                                       unsigned need, vbt_rcache_region_t **region_p)
+static VBT_NOINLINE_COLD vbt_status_t miss(vbt_rcache_t *rc, uintptr_t start, uintptr_t end,
+                                           unsigned need, vbt_rcache_region_t **region_p)
 {
     vbt_rcache_region_t *r;
     size_t i = first_ending_after(rc, start), j;

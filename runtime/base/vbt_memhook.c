@@ -47,7 +47,7 @@
  * application may free memory. A hook never touches the cache: it appends the range to a
  * bounded multi-producer queue (Vyukov's array queue: one CAS to claim a cell, one release
  * store to publish it), with no lock, no allocation and no syscall, so it is safe from any
- * thread, from inside libibverbs' own frees while the cache is mid-update, and re-entrantly.
+ * thread, from inside a driver library's own frees while the cache is mid-update, and re-entrantly.
  * The cache drains the queue at every lookup, so an unmap that happened before the lookup
  * (in the happens-before order the application must establish anyway before reusing memory
  * in MPI) is always applied first. If the queue is full, or a producer has claimed a cell but
@@ -60,7 +60,7 @@
 #include "config.h"
 
 #include "vbt_compiler.h"
-#include "vbt_ib_memhook.h"
+#include "vbt_memhook.h"
 
 #include <dlfcn.h>
 #include <errno.h>
