@@ -171,7 +171,9 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up
     vbt_tl_job_t job = {.rank = proc->rank,
                         .size = proc->size,
                         .local_peers = proc->local_peers,
-                        .local_size = proc->local_size};
+                        .local_size = proc->local_size,
+                        .job_name =
+                            getenv("PMIX_NAMESPACE") != NULL ? getenv("PMIX_NAMESPACE") : ""};
     vbt_status_t status;
 
     memset(&vbt_tl, 0, sizeof(vbt_tl));

@@ -75,6 +75,8 @@ typedef struct {
     int size;               /* peers are ranks 0 .. size - 1 */
     const int *local_peers; /* ranks on this node (ourselves included), ascending */
     int local_size;
+    const char *job_name; /* the job's name (its PMIx namespace), "" when it has none: a
+                             label for what a transport creates, so leaks are traceable */
 } vbt_tl_job_t;
 
 typedef struct {
@@ -113,11 +115,12 @@ struct vbt_tl_iface {
 struct vbt_tl_ops {
     const char *name; /* as VBT_TRANSPORTS and the logs say it */
 
-    /* Open the instance for job. On success *iface_p is set and the address blob is in
-     * addr[0 .. *addr_len_p) (*addr_len_p <= VBT_TL_ADDR_MAX; 0: nothing to publish, the
-     * instance reaches nobody, e.g. shm alone on its node). VBT_ERR_NO_DEVICE: nothing usable
-     * here (not an error: why[] says what was found instead, for the unreachable-peer message).
-     * Any other error was logged. */
+    /* Open the instance for job. *addr_len_p is the capacity of addr on entry (at least
+     * VBT_TL_ADDR_MAX). On success *iface_p is set and the address blob is in
+     * addr[0 .. *addr_len_p) (0: nothing to publish, the instance reaches nobody, e.g. shm
+     * alone on its node; it is still polled, as a peer may reach it). VBT_ERR_NO_DEVICE: nothing
+     * usable here (not an error: why[] says what was found instead, for the unreachable-peer
+     * message). Any other error was logged. */
     vbt_status_t (*init)(const vbt_tl_job_t *job, const vbt_tl_upcalls_t *up,
                          vbt_tl_iface_t **iface_p, void *addr, size_t *addr_len_p, char *why,
                          size_t why_len);

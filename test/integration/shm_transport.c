@@ -212,7 +212,8 @@ static void shm_init(void)
     vbt_tl_job_t job = {.rank = proc.rank,
                         .size = proc.size,
                         .local_peers = proc.local_peers,
-                        .local_size = proc.local_size};
+                        .local_size = proc.local_size,
+                        .job_name = getenv("PMIX_NAMESPACE") ? getenv("PMIX_NAMESPACE") : ""};
     vbt_tl_upcalls_t up = {.recv = recv_up, .peer_addr = peer_addr_up};
     unsigned char addr[VBT_TL_ADDR_MAX];
     size_t addr_len = sizeof(addr);
