@@ -553,9 +553,9 @@ static void describe_port(FILE *out, struct ibv_context *dev, int nports, uint8_
 #define VBT_IB_VENDOR_RXE 0xffffffu
 #define VBT_IB_VENDOR_SIW 0x626d74u
 
-int vbt_ib_device_is_software(void)
+int vbt_ib_device_is_software(const vbt_ib_choice_t *choice)
 {
-    uint32_t v = vbt_ib_ctx.choice.dev_attr.vendor_id;
+    uint32_t v = choice->dev_attr.vendor_id;
     return v == VBT_IB_VENDOR_RXE || v == VBT_IB_VENDOR_SIW;
 }
 
@@ -622,9 +622,9 @@ void vbt_ib_describe(FILE *out)
                 rlim_str(rl.rlim_cur, cur, sizeof(cur)), rlim_str(rl.rlim_max, max, sizeof(max)),
                 has_cap_ipc_lock() ? "; CAP_IPC_LOCK lifts it" : "");
     /* Receive buffers are posted as peers connect: what is pinned at init, then per peer. */
-    vbt_ib_sizes(1, vbt_cfg.eager_limit, &s2);
-    vbt_ib_sizes(63, vbt_cfg.eager_limit, &s64);
-    vbt_ib_sizes(1023, vbt_cfg.eager_limit, &s1k);
+    vbt_ib_sizes(1, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s2);
+    vbt_ib_sizes(63, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s64);
+    vbt_ib_sizes(1023, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s1k);
     fprintf(out,
             "  Pinned per process with VBT_EAGER_LIMIT=%zu: at init about %s at 2 ranks, %s at "
             "64, %s at 1024 (receive buffers for the first %d peers),\n"

@@ -1,13 +1,19 @@
 /* Rendezvous support in the transport: memory registration through the registration cache
  * (runtime/base/vbt_rcache.c, with ibv_reg_mr as its register op) and RDMA WRITE from registered
  * memory into a peer's registered memory. The protocol itself (RTS, CTS, FIN) is the runtime's
- * (runtime/vbt_p2p.c); this file only moves bytes.
+ * (runtime/vbt_p2p_rndv.c); this file only moves bytes.
  *
  * WRITEs share the peer's send queue with eager sends: each takes a slot, at most
  * VBT_IB_PUT_WINDOW are in flight per peer, each is signalled, and the completion of the last
  * WRITE of a put (which on RC implies every earlier WR on the QP) reports the put done through
- * put_cb. A failed WRITE makes the peer unusable, and every put still in
+ * the rma_done upcall. A failed WRITE makes the peer unusable, and every put still in
  * flight towards it is reported failed at once (the rest of the queue is only flushed).
+ *
+ * The memory hooks (runtime/base/vbt_memhook.c) that keep cached registrations right have one
+ * queue per process, so one cache may watch them: the first instance's. A second instance in
+ * the same process (a second NIC, a test with two) caches nothing instead: its registrations
+ * are dropped at their last mem_put, so none outlives the operation that holds it, and no
+ * unmap can leave it stale. Logged at debug.
  *
  * Pinned memory: the cache's limit is VBT_RCACHE_MAX, lowered to what RLIMIT_MEMLOCK leaves
  * after the eager pools and queues (a warning says so). A single message larger than what is
@@ -23,25 +29,45 @@
 
 /* ---- the register op ------------------------------------------------------------------------- */
 
-static int reg_errno; /* errno of the last failed ibv_reg_mr, for the message */
+/* The contract's access bits are the cache's (vbt_rcache.h), so mem_get passes them through. */
+_Static_assert(VBT_TL_MEM_REMOTE_WRITE == VBT_RCACHE_WRITE &&
+                   VBT_TL_MEM_REMOTE_READ == VBT_RCACHE_READ &&
+                   VBT_TL_MEM_REMOTE_ATOMIC == VBT_RCACHE_ATOMIC &&
+                   VBT_TL_MEM_LOCAL_WRITE == VBT_RCACHE_LOCAL_WRITE,
+               "VBT_TL_MEM_* and VBT_RCACHE_* differ");
+#define VBT_IB_MEM_ACCESS                                                                          \
+    (VBT_RCACHE_WRITE | VBT_RCACHE_READ | VBT_RCACHE_ATOMIC | VBT_RCACHE_LOCAL_WRITE)
 
 /* Register with the access asked for and no more: the target of a peer's WRITE (a receive
  * buffer) gets remote write, the source of our WRITE (a send buffer, maybe const memory in
- * .rodata) gets none (local reads need no flag). Failures are logged by vbt_ib_mem_get, once. */
+ * .rodata) gets none (local reads need no flag). Remote write and remote atomics need local
+ * write too (the verbs rule); it is reported granted. Failures are logged by vbt_ib_mem_get,
+ * once. */
 static vbt_status_t reg_op(void *ctx, void *addr, size_t len, unsigned need, void **handle_p,
                            unsigned *got_p)
 {
-    vbt_ib_ctx_t *c = ctx;
+    vbt_ib_iface_t *c = ctx;
     struct ibv_mr *mr;
-    unsigned got = need & VBT_RCACHE_WRITE;
+    unsigned got = need;
+    int access = 0;
 
     if (len > c->choice.dev_attr.max_mr_size) {
-        reg_errno = E2BIG;
+        c->reg_errno = E2BIG;
         return VBT_ERR_INVALID_PARAM;
     }
-    mr = ibv_reg_mr(c->pd, addr, len, got ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0);
+    if (need & (VBT_RCACHE_WRITE | VBT_RCACHE_ATOMIC))
+        got |= VBT_RCACHE_LOCAL_WRITE;
+    if (got & VBT_RCACHE_LOCAL_WRITE)
+        access |= IBV_ACCESS_LOCAL_WRITE;
+    if (got & VBT_RCACHE_WRITE)
+        access |= IBV_ACCESS_REMOTE_WRITE;
+    if (got & VBT_RCACHE_READ)
+        access |= IBV_ACCESS_REMOTE_READ;
+    if (got & VBT_RCACHE_ATOMIC)
+        access |= IBV_ACCESS_REMOTE_ATOMIC;
+    mr = ibv_reg_mr(c->pd, addr, len, access);
     if (mr == NULL) {
-        reg_errno = errno;
+        c->reg_errno = errno;
         return vbt_ib_check_ptr(mr, VBT_IB_PINS | VBT_IB_PROBE, "ibv_reg_mr(%s, %zu bytes at %p)",
                                 c->choice.name, len, addr);
     }
@@ -58,54 +84,69 @@ static void dereg_op(void *ctx, void *handle)
 
 /* ---- registered memory ----------------------------------------------------------------------- */
 
-static VBT_NOINLINE_COLD vbt_status_t mem_failed(const void *addr, size_t len, vbt_status_t status)
+static VBT_NOINLINE_COLD vbt_status_t mem_failed(const vbt_ib_iface_t *c, const void *addr,
+                                                 size_t len, vbt_status_t status)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char hint[512] = "";
 
-    if (reg_errno == E2BIG) {
+    if (c->reg_errno == E2BIG) {
         vbt_error("cannot register %zu bytes at %p for a large message: %s takes at most %llu "
                   "bytes in one memory region",
                   len, addr, c->choice.name, (unsigned long long)c->choice.dev_attr.max_mr_size);
         return status;
     }
-    if (reg_errno == ENOMEM) {
+    if (c->reg_errno == ENOMEM) {
         size_t n = (size_t)snprintf(hint, sizeof(hint), ": ");
         vbt_ib_memlock_explain(hint + n, sizeof(hint) - n);
     }
-    vbt_error("cannot register %zu bytes at %p for a message above VBT_RNDV_THRESHOLD "
-              "(ibv_reg_mr on %s): %s (errno %d)%s",
-              len, addr, c->choice.name, strerror(reg_errno), reg_errno, hint);
+    vbt_error("cannot register %zu bytes at %p for a message above VBT_RNDV_THRESHOLD or a "
+              "one-sided operation (ibv_reg_mr on %s): %s (errno %d)%s",
+              len, addr, c->choice.name, strerror(c->reg_errno), c->reg_errno, hint);
     return status;
 }
 
-vbt_status_t vbt_ib_mem_get(const void *addr, size_t len, unsigned flags, vbt_ib_mem_t **mem_p)
+/* A registration is the cache's region (vbt_tl_mem_t is opaque to the runtime). */
+static inline vbt_rcache_region_t *region_of(vbt_tl_mem_t *mem)
 {
+    return (vbt_rcache_region_t *)mem;
+}
+
+static inline const struct ibv_mr *mr_of(const vbt_tl_mem_t *mem)
+{
+    return ((const vbt_rcache_region_t *)mem)->handle;
+}
+
+vbt_status_t vbt_ib_mem_get(vbt_tl_iface_t *iface, const void *addr, size_t len, unsigned access,
+                            vbt_tl_mem_t **mem_p)
+{
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
+    vbt_rcache_region_t *r;
     vbt_status_t status;
 
-    status = vbt_rcache_get(vbt_ib_ctx.rcache, addr, len,
-                            (flags & VBT_IB_MEM_REMOTE_WRITE) ? VBT_RCACHE_WRITE : 0, mem_p);
+    status = vbt_rcache_get(c->rcache, addr, len, access & VBT_IB_MEM_ACCESS, &r);
     if (unlikely(status != VBT_OK))
-        return mem_failed(addr, len, status);
+        return mem_failed(c, addr, len, status);
+    *mem_p = (vbt_tl_mem_t *)r;
     return VBT_OK;
 }
 
-void vbt_ib_mem_put(vbt_ib_mem_t *mem)
+void vbt_ib_mem_put(vbt_tl_iface_t *iface, vbt_tl_mem_t *mem)
 {
-    vbt_rcache_put(vbt_ib_ctx.rcache, mem);
+    vbt_rcache_put(vbt_ib_of(iface)->rcache, region_of(mem));
 }
 
-uint32_t vbt_ib_mem_rkey(const vbt_ib_mem_t *mem)
+uint64_t vbt_ib_mem_rkey(vbt_tl_iface_t *iface, const vbt_tl_mem_t *mem)
 {
-    return ((const struct ibv_mr *)mem->handle)->rkey;
+    return mr_of(mem)->rkey;
 }
 
 /* ---- RDMA WRITE ------------------------------------------------------------------------------ */
 
-vbt_status_t vbt_ib_put(int peer, const void *laddr, size_t len, vbt_ib_mem_t *mem, uint64_t raddr,
-                        uint32_t rkey, void *cookie, size_t *posted_p)
+vbt_status_t vbt_ib_put(vbt_tl_iface_t *iface, int peer, const void *laddr, size_t len,
+                        vbt_tl_mem_t *mem, uint64_t raddr, uint64_t rkey, void *cookie,
+                        size_t *posted_p)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     struct ibv_send_wr *bad;
     vbt_ib_peer_t *p;
     size_t posted = 0;
@@ -117,10 +158,10 @@ vbt_status_t vbt_ib_put(int peer, const void *laddr, size_t len, vbt_ib_mem_t *m
     }
     p = &c->peers[peer];
     if (unlikely(p->state != VBT_IB_PEER_READY))
-        return vbt_ib_peer_refused(peer, "vbt_ib_put");
+        return vbt_ib_peer_refused(c, peer, "vbt_ib_put");
 
-    c->put_sge.lkey = ((const struct ibv_mr *)mem->handle)->lkey;
-    c->put_wr.wr.rdma.rkey = rkey;
+    c->put_sge.lkey = mr_of(mem)->lkey;
+    c->put_wr.wr.rdma.rkey = (uint32_t)rkey;
     while (posted < len) {
         size_t chunk = len - posted;
         uint32_t seq = p->sq_head;
@@ -143,7 +184,7 @@ vbt_status_t vbt_ib_put(int peer, const void *laddr, size_t len, vbt_ib_mem_t *m
         rc = ibv_post_send(p->qp, &c->put_wr, &bad);
         if (unlikely(rc != 0)) {
             *posted_p = posted;
-            return vbt_ib_post_failed(peer, rc, VBT_IB_OP_WRITE);
+            return vbt_ib_post_failed(c, peer, rc, VBT_IB_OP_WRITE);
         }
         p->sq_put[seq & c->sq_mask] = last ? cookie : VBT_IB_PUT_MORE;
         p->puts++;
@@ -154,9 +195,8 @@ vbt_status_t vbt_ib_put(int peer, const void *laddr, size_t len, vbt_ib_mem_t *m
     return posted == len ? VBT_OK : VBT_ERR_NO_RESOURCE;
 }
 
-void vbt_ib_put_fail_from(int peer, uint32_t seq, vbt_status_t status)
+void vbt_ib_put_fail_from(vbt_ib_iface_t *c, int peer, uint32_t seq, vbt_status_t status)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
 
     for (uint32_t s = seq; s != p->sq_head; s++) {
@@ -167,15 +207,15 @@ void vbt_ib_put_fail_from(int peer, uint32_t seq, vbt_status_t status)
         p->sq_put[slot] = NULL;
         p->puts--;
         if (put != VBT_IB_PUT_MORE)
-            c->put_cb(put, status);
+            c->up.rma_done(c->up.arg, put, status);
     }
 }
 
 /* ---- setup ----------------------------------------------------------------------------------- */
 
-vbt_status_t vbt_ib_rndv_init(void)
+vbt_status_t vbt_ib_rndv_init(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_status_t status;
     vbt_rcache_ops_t ops = {.reg = reg_op, .dereg = dereg_op, .ctx = c};
     size_t limit = vbt_cfg.rcache_max;
     /* Room is kept for every peer's receive buffers (they are pinned as peers connect), so a
@@ -209,13 +249,20 @@ vbt_status_t vbt_ib_rndv_init(void)
     vbt_debug("rendezvous: WRITEs of up to %zu bytes (port max_msg_sz %u), %d in flight per "
               "peer; registration cache limit %zu bytes",
               c->max_put, c->choice.port_attr.max_msg_sz, VBT_IB_PUT_WINDOW, limit);
-    return vbt_rcache_create(&ops, limit, page > 0 ? (size_t)page : 4096, 1, &c->rcache);
+    status = vbt_rcache_create(&ops, limit, page > 0 ? (size_t)page : 4096, 1, &c->rcache);
+    if (status == VBT_ERR_NO_RESOURCE) {
+        /* Another instance's cache watches the memory hooks: cache nothing (at the top). */
+        vbt_debug("rendezvous: the memory hooks serve another InfiniBand instance of this "
+                  "process: this one caches no registration");
+        status = vbt_rcache_create(&ops, 0, page > 0 ? (size_t)page : 4096, 0, &c->rcache);
+    } else if (status == VBT_OK) {
+        c->hooks_held = 1;
+    }
+    return status;
 }
 
-void vbt_ib_rndv_cleanup(void)
+void vbt_ib_rndv_cleanup(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
     vbt_rcache_destroy(c->rcache);
     c->rcache = NULL;
 }

@@ -1,4 +1,8 @@
-/* White-box test of transport-ib on a real verbs device (a NIC, or Soft-RoCE in test/rxevm).
+/* White-box test of transport-ib on a real verbs device (a NIC, or Soft-RoCE in test/rxevm). It
+ * drives the instance through vbt_ib_tl_ops by hand, as the runtime does (runtime/vbt_tl.c):
+ * init with our job and upcalls, the address blob published and the peers' fetched through the
+ * modex by this program itself, the fence, wireup, then sends through the interface's send and
+ * the other ops; the instance's internals (vbt_ib_int.h) are read through its pointer.
  *
  *   ib_transport [all]    ping-pong of every size 0..eager limit between rank pairs, a
  *                         10,000-message flood from each even rank to the next odd one,
@@ -33,11 +37,12 @@
  *                         probe must fail within 10 s, naming rank 1 and the cause
  *   ib_transport hello    one message from every rank to every other (connects everything)
  *   ib_transport init     init + wireup + finalize only (a singleton checks the device part)
- *   ib_transport describe vbt_ib_describe(stdout), as verbatim-info prints it
+ *   ib_transport describe the describe op on stdout, as verbatim-info prints it
  *
  * Every message from rank s carries bytes pattern(s, n, i), n counting the messages s sent to
  * this rank, so a lost, duplicated, reordered or corrupted message is caught by content.
  * Exit: 0 pass, 77 no usable device (skip), 1 fail. */
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +59,11 @@
 #define FLOOD_COUNT    10000
 #define ALLTOALL_COUNT 100
 #define WAIT_SECONDS   180
+#define ADDR_KEY       "ib.addr" /* what the runtime publishes it as: "<name>.addr" */
 
+static const vbt_tl_ops_t *ops = &vbt_ib_tl_ops;
+static vbt_tl_iface_t *tl; /* the instance, as the runtime holds it */
+static vbt_ib_iface_t *ib; /* the same, white-box */
 static vbt_proc_info_t proc;
 static long *rx_count, *tx_count;
 static unsigned long long *rx_bytes, *tx_bytes;
@@ -85,14 +94,14 @@ static access_msg_t access_msg;
 static int puts_done;
 static vbt_status_t put_status;
 
-static void put_cb(void *cookie, vbt_status_t status)
+static void rma_up(void *arg, void *cookie, vbt_status_t status)
 {
     (void)cookie;
     puts_done++;
     put_status = status;
 }
 
-static void recv_cb(int src, const void *data, size_t len)
+static void recv_up(void *arg, int src, const void *data, size_t len)
 {
     const uint8_t *d = data;
     long n = rx_count[src];
@@ -118,10 +127,10 @@ static void recv_cb(int src, const void *data, size_t len)
     rx_count[src]++;
     rx_bytes[src] += len;
     rx_last_len[src] = len;
-    for (int i = 0; count_chunks && i < vbt_ib_ctx.rx_nchunks; i++) {
-        const vbt_ib_rx_chunk_t *ch = &vbt_ib_ctx.rx_chunk[i];
+    for (int i = 0; count_chunks && i < ib->rx_nchunks; i++) {
+        const vbt_ib_rx_chunk_t *ch = &ib->rx_chunk[i];
         if (d >= (const uint8_t *)ch->base &&
-            d < (const uint8_t *)ch->base + (size_t)ch->count * vbt_ib_ctx.stride)
+            d < (const uint8_t *)ch->base + (size_t)ch->count * ib->stride)
             chunk_hits[i]++;
     }
 }
@@ -140,21 +149,50 @@ static void fail(const char *what, int rc)
     vbt_pmix_abort(1, what);
 }
 
+/* The peers' blobs, as the runtime's upcall fetches them (runtime/vbt_tl.c). */
+static vbt_status_t peer_addr_up(void *arg, int peer, void **blob_p, size_t *len_p)
+{
+    return vbt_modex_get(peer, ADDR_KEY, blob_p, len_p);
+}
+
+/* Sleep on the instance's wake-up fd at most timeout_ms, as the runtime's vbt_tl_block does:
+ * sleep_begin (it may find work and call the sleep off), poll(), sleep_end. */
+static vbt_status_t block_on(vbt_tl_iface_t *t, int timeout_ms)
+{
+    struct pollfd pfd;
+    int sleep = 0, max, rc;
+    vbt_status_t st = t->ops->sleep_begin(t, &sleep);
+
+    if (st != VBT_OK || !sleep)
+        return st;
+    max = t->ops->max_sleep_ms(t);
+    if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
+        timeout_ms = max;
+    pfd = (struct pollfd){.fd = t->ops->wait_fd(t), .events = POLLIN};
+    rc = poll(&pfd, 1, timeout_ms);
+    return t->ops->sleep_end(t, rc > 0 && (pfd.revents & POLLIN), rc == 0);
+}
+
+static vbt_status_t block(int timeout_ms)
+{
+    return block_on(tl, timeout_ms);
+}
+
 /* Progress once; after a while without anything, sleep on the completion channel (this also
- * tests vbt_ib_block, and keeps oversubscribed ranks in the VM from starving each other). */
+ * tests the sleep ops, and keeps oversubscribed ranks in the VM from starving each other). */
 static void progress(long *idle)
 {
-    int n = vbt_ib_progress();
+    int n = ops->progress(tl);
     if (n < 0)
-        fail("vbt_ib_progress", n);
+        fail("progress", n);
     if (n > 0) {
         *idle = 0;
         return;
     }
     if (++*idle > 200) {
-        vbt_status_t st = vbt_ib_block(50);
+        vbt_status_t st = block(50);
         if (st != VBT_OK)
-            fail("vbt_ib_block", st);
+            fail("block", st);
         idle_blocks++;
     }
 }
@@ -169,11 +207,11 @@ static void send_msg(int dst, size_t total, size_t hdr_pref)
     for (size_t i = 0; i < total; i++)
         txbuf[i] = pattern(proc.rank, n, i);
     for (;;) {
-        st = vbt_ib_send(dst, txbuf, hdr_len, txbuf + hdr_len, total - hdr_len);
+        st = tl->send(tl, dst, txbuf, hdr_len, txbuf + hdr_len, total - hdr_len);
         if (st == VBT_OK)
             break;
         if (st != VBT_ERR_NO_RESOURCE)
-            fail("vbt_ib_send", st);
+            fail("send", st);
         progress(&idle);
         if (now_s() - start > WAIT_SECONDS)
             fail("no send credit for too long", VBT_ERR_TIMED_OUT);
@@ -332,7 +370,7 @@ static int connected_count(void)
 {
     int n = 0;
     for (int r = 0; r < proc.size; r++)
-        n += vbt_ib_ctx.peers[r].qp != NULL;
+        n += ib->peers[r].qp != NULL;
     return n;
 }
 
@@ -350,7 +388,7 @@ static int lazy(void)
     for (int r = 0; r < proc.size; r++) {
         void *data;
         size_t len;
-        vbt_status_t st = vbt_modex_get(r, VBT_IB_ADDR_KEY, &data, &len);
+        vbt_status_t st = vbt_modex_get(r, ADDR_KEY, &data, &len);
         if (st != VBT_OK)
             fail("vbt_modex_get(ib.addr)", st);
         if (len != sizeof(vbt_ib_addr_t)) {
@@ -362,7 +400,7 @@ static int lazy(void)
             printf("rank 0: lazy: ib.addr is %zu bytes at %d ranks\n", len, proc.size);
         free(data);
     }
-    if (connected_count() != 0 || vbt_ib_ctx.nconnected != 0) {
+    if (connected_count() != 0 || ib->nconnected != 0) {
         fprintf(stderr, "rank %d: %d QPs exist before any send\n", proc.rank, connected_count());
         bad++;
     }
@@ -377,14 +415,14 @@ static int lazy(void)
     }
     for (int r = 0; r < proc.size; r++) {
         int want = r == partner;
-        if ((vbt_ib_ctx.peers[r].qp != NULL) != want) {
+        if ((ib->peers[r].qp != NULL) != want) {
             fprintf(stderr, "rank %d: a QP towards rank %d %s\n", proc.rank, r,
                     want ? "is missing" : "exists though we never talked to it");
             bad++;
         }
     }
     printf("rank %d: lazy: after talking to %d peer(s): %d QP(s), %d connected\n", proc.rank,
-           partner < proc.size, connected_count(), vbt_ib_ctx.nconnected);
+           partner < proc.size, connected_count(), ib->nconnected);
     /* Nobody starts the storm (connecting to us) before every rank has checked. */
     vbt_status_t st = vbt_modex_fence();
     if (st != VBT_OK)
@@ -405,9 +443,9 @@ static int lazy(void)
         if (r != proc.rank)
             wait_for(r, exp_count[r]);
     }
-    if (connected_count() != proc.size - 1 || vbt_ib_ctx.nconnected != proc.size - 1) {
+    if (connected_count() != proc.size - 1 || ib->nconnected != proc.size - 1) {
         fprintf(stderr, "rank %d: %d QPs, %d connected after the storm; expected %d\n", proc.rank,
-                connected_count(), vbt_ib_ctx.nconnected, proc.size - 1);
+                connected_count(), ib->nconnected, proc.size - 1);
         bad++;
     }
     closing();
@@ -436,7 +474,7 @@ static int grow_cover(int first, int k, int n, int *chunks_p)
 /* Check the pool against k connected peers; name says when. 0 when right. */
 static int grow_check(const char *when, int k)
 {
-    const vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const vbt_ib_iface_t *c = ib;
     const vbt_ib_sizes_t *s = &c->sizes;
     int chunks, cover = grow_cover(s->first_peers, k, proc.size - 1, &chunks);
     uint32_t want = (uint32_t)cover * s->rx_per_peer;
@@ -461,7 +499,7 @@ static size_t grow_len(long k, int src)
 
 static int grow(void)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = ib;
     const vbt_ib_sizes_t *s = &c->sizes;
     long window = c->credits_max;
     int n = proc.size - 1, bad = 0;
@@ -574,7 +612,7 @@ static int busy(void)
 
 static int rnr(void)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = ib;
     long idle = 0;
     double start;
 
@@ -601,7 +639,7 @@ static int rnr(void)
         long n = tx_count[1];
         for (size_t i = 0; i < 16; i++)
             txbuf[i] = pattern(proc.rank, n, i);
-        st = vbt_ib_send(1, txbuf, 8, txbuf + 8, 8);
+        st = tl->send(tl, 1, txbuf, 8, txbuf + 8, 8);
         if (st == VBT_OK)
             tx_count[1]++;
         else if (st != VBT_ERR_NO_RESOURCE) {
@@ -609,7 +647,7 @@ static int rnr(void)
                    vbt_status_string(st));
             return 0;
         }
-        int n2 = vbt_ib_progress();
+        int n2 = ops->progress(tl);
         if (n2 < 0) {
             printf("rank 0: rnr: progress failed as expected after %ld messages: %s\n", tx_count[1],
                    vbt_status_string((vbt_status_t)n2));
@@ -634,7 +672,9 @@ static int gone(void)
     }
     connect_pair();
     if (proc.rank == 1) {
-        vbt_ib_finalize();
+        ops->finalize(tl);
+        tl = NULL;
+        ib = NULL;
         return 0;
     }
     sleep(2);
@@ -643,11 +683,11 @@ static int gone(void)
         vbt_status_t st = VBT_OK;
         int n;
         if (tx_count[1] < 10) {
-            st = vbt_ib_send(1, txbuf, 8, txbuf + 8, 8);
+            st = tl->send(tl, 1, txbuf, 8, txbuf + 8, 8);
             if (st == VBT_OK)
                 tx_count[1]++;
         }
-        n = vbt_ib_progress();
+        n = ops->progress(tl);
         if ((st != VBT_OK && st != VBT_ERR_NO_RESOURCE) || n < 0) {
             printf("rank 0: gone: failed as expected after %.1f s: %s\n", now_s() - start,
                    vbt_status_string(st != VBT_OK && st != VBT_ERR_NO_RESOURCE ? st
@@ -662,13 +702,13 @@ static int gone(void)
 /* Probe peer as often as one probe may be out, for a live peer. */
 static void idle_probe(long *probes, uint32_t *last_seq)
 {
-    const vbt_ib_peer_t *p = &vbt_ib_ctx.peers[1 - proc.rank];
+    const vbt_ib_peer_t *p = &ib->peers[1 - proc.rank];
     vbt_status_t st;
 
-    vbt_ib_ctx.live_at = 0; /* due now */
-    st = vbt_ib_check_liveness();
+    ib->live_at = 0; /* due now */
+    st = ops->check_liveness(tl);
     if (st != VBT_OK)
-        fail("vbt_ib_check_liveness towards a live peer", st);
+        fail("check_liveness towards a live peer", st);
     if (p->live_posted && (*probes == 0 || p->live_seq != *last_seq)) {
         (*probes)++;
         *last_seq = p->live_seq;
@@ -679,7 +719,7 @@ static int idle_test(void)
 {
     enum { COUNT = 300 };
     int peer = 1 - proc.rank;
-    const vbt_ib_peer_t *p = &vbt_ib_ctx.peers[peer];
+    const vbt_ib_peer_t *p = &ib->peers[peer];
     uint32_t last_seq = 0;
     long probes = 0, idle = 0;
     double start;
@@ -696,9 +736,9 @@ static int idle_test(void)
             idle_probe(&probes, &last_seq);
             send_msg(1, len, 8);
             for (int i = 0; i < 10; i++) { /* ~10 ms, polling: the probe is retired */
-                int n = vbt_ib_progress();
+                int n = ops->progress(tl);
                 if (n < 0)
-                    fail("vbt_ib_progress", n);
+                    fail("progress", n);
                 usleep(1000);
             }
         } else {
@@ -733,7 +773,7 @@ static int idle_test(void)
     if (vbt_pmix_barrier() != VBT_OK)
         fail("vbt_pmix_barrier", VBT_ERR_PMIX);
     if (proc.rank == 1) {
-        vbt_ib_peer_t *q = &vbt_ib_ctx.peers[0];
+        vbt_ib_peer_t *q = &ib->peers[0];
         ibv_destroy_qp(q->qp);
         q->qp = NULL;
         q->state = VBT_IB_PEER_NONE;
@@ -744,15 +784,15 @@ static int idle_test(void)
         int n = 0;
         start = now_s();
         while (now_s() - start < 30) {
-            vbt_status_t st = vbt_ib_check_liveness(); /* at its own pace: once a second */
+            vbt_status_t st = ops->check_liveness(tl); /* at its own pace: once a second */
             if (st != VBT_OK) {
                 n = (int)st;
                 break;
             }
-            n = vbt_ib_progress();
+            n = ops->progress(tl);
             if (n < 0)
                 break;
-            if (n == 0 && (st = vbt_ib_block(100)) != VBT_OK) {
+            if (n == 0 && (st = block(100)) != VBT_OK) {
                 n = (int)st;
                 break;
             }
@@ -800,36 +840,35 @@ static uint8_t access_written(size_t i)
 /* Rank 1 WRITEs [buf, buf + len) to rank 0's raddr (rkey) and waits for the completion. */
 static vbt_status_t access_put(void *buf, size_t len, uint64_t raddr, uint32_t rkey)
 {
-    vbt_ib_mem_t *mem;
+    vbt_tl_mem_t *mem;
     size_t off = 0, posted;
     vbt_status_t st;
     double start = now_s();
     int done = puts_done;
 
-    st = vbt_ib_mem_get(buf, len, 0, &mem);
+    st = ops->mem_get(tl, buf, len, 0, &mem);
     if (st != VBT_OK)
-        fail("vbt_ib_mem_get (source)", st);
+        fail("mem_get (source)", st);
     while (off < len) {
         int n;
-        /* The cookie must not be NULL: NULL means "no callback". */
-        st = vbt_ib_put(0, (uint8_t *)buf + off, len - off, mem, raddr + off, rkey, &puts_done,
-                        &posted);
+        st = ops->put(tl, 0, (uint8_t *)buf + off, len - off, mem, raddr + off, rkey, &puts_done,
+                      &posted);
         off += posted;
         if (st != VBT_OK && st != VBT_ERR_NO_RESOURCE)
             break;
-        if (off < len && (n = vbt_ib_progress()) < 0) {
+        if (off < len && (n = ops->progress(tl)) < 0) {
             st = (vbt_status_t)n;
             break;
         }
     }
     while (st == VBT_OK && puts_done == done && now_s() - start < 60) {
-        int n = vbt_ib_progress();
+        int n = ops->progress(tl);
         if (n < 0) {
             st = (vbt_status_t)n;
             break;
         }
     }
-    vbt_ib_mem_put(mem);
+    ops->mem_put(tl, mem);
     if (puts_done != done && put_status != VBT_OK)
         return put_status;
     if (puts_done == done && st == VBT_OK)
@@ -854,22 +893,22 @@ static int access_test(void)
     connect_pair(); /* rx_count[0] / tx_count[1] is 1 now */
     if (proc.rank == 0) {
         uint8_t *sbuf = mem, *rbuf = mem + 2 * len;
-        vbt_ib_mem_t *smem, *rmem;
+        vbt_tl_mem_t *smem, *rmem;
         access_msg_t m;
 
         access_fill_check(sbuf, len, access_untouched, 0);
         memset(rbuf, 0, len);
-        st = vbt_ib_mem_get(sbuf, len, 0, &smem); /* a rendezvous sender's registration */
-        if (st == VBT_OK)
-            st = vbt_ib_mem_get(rbuf, len, VBT_IB_MEM_REMOTE_WRITE, &rmem); /* a receiver's */
+        st = ops->mem_get(tl, sbuf, len, 0, &smem); /* a rendezvous sender's registration */
+        if (st == VBT_OK)                           /* a receiver's */
+            st = ops->mem_get(tl, rbuf, len, VBT_TL_MEM_REMOTE_WRITE, &rmem);
         if (st != VBT_OK)
-            fail("vbt_ib_mem_get", st);
-        m = (access_msg_t){(uintptr_t)sbuf, (uintptr_t)rbuf, vbt_ib_mem_rkey(smem),
-                           vbt_ib_mem_rkey(rmem)};
-        while ((st = vbt_ib_send(1, &m, sizeof(m), NULL, 0)) == VBT_ERR_NO_RESOURCE)
+            fail("mem_get", st);
+        m = (access_msg_t){(uintptr_t)sbuf, (uintptr_t)rbuf, (uint32_t)ops->mem_rkey(tl, smem),
+                           (uint32_t)ops->mem_rkey(tl, rmem)};
+        while ((st = tl->send(tl, 1, &m, sizeof(m), NULL, 0)) == VBT_ERR_NO_RESOURCE)
             progress(&idle);
         if (st != VBT_OK)
-            fail("vbt_ib_send (keys)", st);
+            fail("send (keys)", st);
         while (rx_count[1] < 1) /* "written" */
             progress(&idle);
         rc |= access_fill_check(rbuf, len, access_written, 1);
@@ -880,8 +919,8 @@ static int access_test(void)
         rc |= access_fill_check(sbuf, len, access_untouched, 1);
         if (rc == 0)
             printf("rank 0: access: the send buffer is untouched\n");
-        vbt_ib_mem_put(smem);
-        vbt_ib_mem_put(rmem);
+        ops->mem_put(tl, smem);
+        ops->mem_put(tl, rmem);
     } else {
         uint8_t *src = mem;
         int marker = 1;
@@ -895,10 +934,10 @@ static int access_test(void)
                    vbt_status_string(st));
             rc = 1;
         }
-        while ((st = vbt_ib_send(0, &marker, sizeof(marker), NULL, 0)) == VBT_ERR_NO_RESOURCE)
+        while ((st = tl->send(tl, 0, &marker, sizeof(marker), NULL, 0)) == VBT_ERR_NO_RESOURCE)
             progress(&idle);
         if (st != VBT_OK)
-            fail("vbt_ib_send (written)", st);
+            fail("send (written)", st);
         if (vbt_modex_fence() != VBT_OK)
             fail("vbt_modex_fence", VBT_ERR_IO);
         memset(src, 0x3c, len);
@@ -929,7 +968,7 @@ int main(int argc, char **argv)
     if (vbt_config_load() != VBT_OK)
         return 1;
     if (strcmp(mode, "describe") == 0) {
-        vbt_ib_describe(stdout);
+        ops->describe(stdout);
         return 0;
     }
     st = vbt_pmix_init(&proc);
@@ -937,29 +976,69 @@ int main(int argc, char **argv)
         fail("vbt_pmix_init", st);
     vbt_log_set_identity("ib_transport", proc.rank);
 
-    if (strcmp(mode, "grow") == 0)
-        vbt_ib_rx_first_peers = 2; /* small jobs must grow */
-    st = vbt_ib_init(&proc, recv_cb, put_cb);
-    if (st == VBT_ERR_NO_DEVICE) {
-        printf("SKIP: no usable RDMA device or port (VBT_LOG=info says why)\n");
-        vbt_modex_fence();
-        vbt_pmix_finalize();
-        return 77;
-    }
-    if (st != VBT_OK) {
-        printf("rank %d: vbt_ib_init: %s\n", proc.rank, vbt_status_string(st));
-        if (proc.size > 1)
-            vbt_pmix_abort(1, "vbt_ib_init failed");
-        return 1;
+    {
+        vbt_tl_job_t job = {.rank = proc.rank,
+                            .size = proc.size,
+                            .local_peers = proc.local_peers,
+                            .local_size = proc.local_size,
+                            .job_name = ""};
+        vbt_tl_upcalls_t up = {.recv = recv_up, .rma_done = rma_up, .peer_addr = peer_addr_up};
+        vbt_ib_params_t params = VBT_IB_PARAMS_DEFAULT;
+        unsigned char addr[VBT_TL_ADDR_MAX];
+        size_t addr_len = sizeof(addr);
+        char why[832] = "";
+
+        /* The ops' init, or with a small first chunk, so that small jobs grow. */
+        if (strcmp(mode, "grow") == 0)
+            params.rx_first_peers = 2;
+        if (params.rx_first_peers == VBT_IB_RX_FIRST_PEERS)
+            st = ops->init(&job, &up, &tl, addr, &addr_len, why, sizeof(why));
+        else
+            st = vbt_ib_open(&job, &up, &params, &tl, addr, &addr_len, why, sizeof(why));
+        if (st == VBT_ERR_NO_DEVICE) {
+            printf("SKIP: %s\n", why);
+            vbt_modex_fence();
+            vbt_pmix_finalize();
+            return 77;
+        }
+        if (st != VBT_OK) {
+            printf("rank %d: init: %s\n", proc.rank, vbt_status_string(st));
+            if (proc.size > 1)
+                vbt_pmix_abort(1, "init failed");
+            return 1;
+        }
+        ib = vbt_ib_of(tl);
+        if (tl->ops != ops || tl->send != ops->send || addr_len != sizeof(vbt_ib_addr_t) ||
+            tl->max_send != vbt_cfg.eager_limit || tl->rndv_threshold != vbt_cfg.rndv_threshold ||
+            (tl->caps & (VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM)) !=
+                (VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM) ||
+            (tl->caps & VBT_TL_CAP_READ_PEER) || ops->read_peer != NULL) {
+            fprintf(stderr,
+                    "rank %d: FAIL: the interface: ops %p send %p, blob %zu bytes, max_send %zu, "
+                    "rndv_threshold %zu, caps 0x%x\n",
+                    proc.rank, (void *)tl->ops, (void *)tl->send, addr_len, tl->max_send,
+                    tl->rndv_threshold, tl->caps);
+            vbt_pmix_abort(1, "interface");
+        }
+        st = vbt_modex_put(ADDR_KEY, addr, addr_len);
+        if (st != VBT_OK)
+            fail("vbt_modex_put", st);
     }
     st = vbt_modex_fence();
     if (st != VBT_OK)
         fail("vbt_modex_fence", st);
-    st = vbt_ib_wireup();
+    st = ops->wireup(tl);
     if (st != VBT_OK)
-        fail("vbt_ib_wireup", st);
+        fail("wireup", st);
+    for (int r = 0; r < proc.size; r++) {
+        if (ops->reaches(tl, r) != (r != proc.rank)) {
+            fprintf(stderr, "rank %d: FAIL: reaches(%d) is %d\n", proc.rank, r,
+                    ops->reaches(tl, r));
+            vbt_pmix_abort(1, "reaches");
+        }
+    }
 
-    max_send = vbt_ib_max_send();
+    max_send = tl->max_send;
     rx_count = calloc((size_t)proc.size, sizeof(*rx_count));
     tx_count = calloc((size_t)proc.size, sizeof(*tx_count));
     rx_bytes = calloc((size_t)proc.size, sizeof(*rx_bytes));
@@ -976,10 +1055,9 @@ int main(int argc, char **argv)
         printf("ib_transport: %d ranks on %s port %u, eager limit %zu, %u bytes inline, %d credits "
                "per peer, %u receive / %u bounce buffers, send queue %u, signal 1 in %u (bounce "
                "1 in %u)\n",
-               proc.size, vbt_ib_ctx.choice.name, vbt_ib_ctx.choice.port, max_send,
-               vbt_ib_ctx.max_inline, vbt_ib_ctx.credits_max, vbt_ib_ctx.rx_posted,
-               vbt_ib_ctx.sizes.bounce_count, vbt_ib_ctx.sq_depth, vbt_ib_ctx.sig_every,
-               vbt_ib_ctx.sig_every_bounce);
+               proc.size, ib->choice.name, ib->choice.port, max_send, ib->max_inline,
+               ib->credits_max, ib->rx_posted, ib->sizes.bounce_count, ib->sq_depth, ib->sig_every,
+               ib->sig_every_bounce);
 
     if (strcmp(mode, "init") == 0) {
         printf("rank %d: init: OK\n", proc.rank);
@@ -1016,7 +1094,7 @@ int main(int argc, char **argv)
                ALLTOALL_COUNT, proc.size - 1, now_s() - t0);
         closing();
         for (int r = 0; r < proc.size; r++) {
-            if (r != proc.rank && vbt_ib_ctx.peers[r].credits < 0) {
+            if (r != proc.rank && ib->peers[r].credits < 0) {
                 fprintf(stderr, "rank %d: negative credits towards rank %d\n", proc.rank, r);
                 errors++;
             }
@@ -1038,7 +1116,8 @@ int main(int argc, char **argv)
         rc = 1;
     }
 
-    vbt_ib_finalize();
+    if (tl != NULL)
+        ops->finalize(tl);
     st = vbt_pmix_finalize();
     if (st != VBT_OK && rc == 0)
         rc = 1;
