@@ -6,7 +6,8 @@
  *   active side (first vbt_ib_send to P)     passive side (P)
  *   fetch P's address blob (peer_addr), check it
  *   RC QP -> INIT, UD address handle
- *   REQ {rank, qpn, psn, lid, gid, mtu} ---> check it; RC QP (INIT if new) -> RTR -> RTS
+ *   REQ {rank, qpn, psn, lid, gid, mtu,  ---> check it; RC QP (INIT if new) -> RTR -> RTS
+ *        rd_atomic}
  *                                     <--- REP {the same, for P's QP}
  *   RC QP -> RTR -> RTS: READY                (RTS: READY at the first message on the QP, or
  *                                              at a REP to its own REQ)
@@ -193,6 +194,7 @@ static vbt_status_t cm_send(vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type)
     m->active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
     m->use_grh = c->choice.gid_index >= 0;
     m->lid = c->choice.port_attr.lid;
+    m->rd_atomic = (uint8_t)c->rd_atomic;
     m->src = (uint32_t)c->rank;
     m->qpn = p->qp->qp_num;
     m->psn = p->psn;
@@ -341,7 +343,7 @@ static void on_req(vbt_ib_iface_t *c, int src, const vbt_ib_cm_msg_t *m, uint32_
         }
         __attribute__((fallthrough)); /* connect the new QP */
     case VBT_IB_PEER_INIT:
-        status = vbt_ib_qp_connect(c, src, m->qpn, m->psn, m->active_mtu, m->lid, m->gid);
+        status = vbt_ib_qp_connect(c, src, m);
         if (status != VBT_OK) {
             cm_fail(c, src, status);
             return;
@@ -370,7 +372,7 @@ static void on_rep(vbt_ib_iface_t *c, int src, const vbt_ib_cm_msg_t *m)
     vbt_debug("connection manager: REP from rank %d (its QP 0x%x, PSN 0x%x)", src, m->qpn, m->psn);
     switch (p->state) {
     case VBT_IB_PEER_INIT:
-        status = vbt_ib_qp_connect(c, src, m->qpn, m->psn, m->active_mtu, m->lid, m->gid);
+        status = vbt_ib_qp_connect(c, src, m);
         if (status != VBT_OK) {
             cm_fail(c, src, status);
             return;

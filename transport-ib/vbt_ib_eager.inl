@@ -60,7 +60,7 @@ static inline void vbt_ib_sq_retire(vbt_ib_iface_t *c, vbt_ib_peer_t *p, uint32_
             p->sq_put[slot] = NULL;
             p->puts--;
             if (put != VBT_IB_PUT_MORE)
-                c->up.rma_done(c->up.arg, put, VBT_OK);
+                c->up.rma_done(c->up.arg, put != VBT_IB_RMA_NULL ? put : NULL, VBT_OK);
         }
     }
 }

@@ -5,11 +5,14 @@
  * together, is vbt_ib_tl.c.
  *
  * QP attributes (one place, here):
- *   INIT  port from the device choice, pkey index 0, access REMOTE_WRITE only: the rendezvous
- *         protocol writes into the receiver's buffer and nothing ever reads a peer's memory
- *         or does atomics on it (what a registration lets a peer write: vbt_ib_rndv.c).
- *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic =
- *         min(device max_qp_rd_atom, 16); min_rnr_timer 12 (0.64 ms, never needed while
+ *   INIT  port from the device choice, pkey index 0, access REMOTE_WRITE, plus REMOTE_READ
+ *         where the device does READs (VBT_TL_CAP_GET) and REMOTE_ATOMIC where it does
+ *         atomics (the ATOMIC caps): the QP only allows the kinds of access; which memory a
+ *         peer may reach, and how, is decided per registration (vbt_ib_rndv.c): a rendezvous
+ *         receive buffer takes remote writes only, a send buffer nothing.
+ *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic (the READs
+ *         and atomics of the peer in flight at once) = min(device max_qp_rd_atom, 16), sent
+ *         to the peer in our REQ or REP (rd_atomic); min_rnr_timer 12 (0.64 ms, never needed while
  *         credits hold); RoCE, or VBT_IB_GID_INDEX: GRH with the peer's GID, our GID index,
  *         hop limit 64; InfiniBand: the peer's LID, SL 0.
  *   RTS   timeout 17 (4.096 us * 2^17 = 0.54 s per try) and retry_cnt 6: a dead peer or a
@@ -22,7 +25,9 @@
  *         Not 7: Soft-RoCE (rxe, Linux 6.1) treats retry_cnt 7 as "retry forever", like
  *         rnr_retry 7, and a dead peer then hangs the sender silently (seen in the VM);
  *         rnr_retry 0: credits guarantee a posted receive, so an RNR NAK is a bug and fails at
- *         once instead of storming; max_rd_atomic = min(device max_qp_init_rd_atom, 16). */
+ *         once instead of storming; max_rd_atomic (our READs and atomics in flight) =
+ *         min(device max_qp_init_rd_atom, 16, the peer's rd_atomic), so that heterogeneous
+ *         devices agree (more than the responder holds would be refused). */
 #include "vbt_ib_int.h"
 #include "vbt_log.h"
 
@@ -48,11 +53,18 @@ static uint32_t random_psn(void)
     return v & 0xffffff;
 }
 
-static int rd_atomic(int dev_max)
+static int rd_atomic(int dev_max, int peer_max)
 {
-    if (dev_max > VBT_IB_RD_ATOMIC_MAX)
+    int n = dev_max < peer_max ? dev_max : peer_max;
+
+    if (n > VBT_IB_RD_ATOMIC_MAX)
         return VBT_IB_RD_ATOMIC_MAX;
-    return dev_max > 0 ? dev_max : 1;
+    return n > 0 ? n : 1;
+}
+
+int vbt_ib_rd_atomic_offer(const vbt_ib_choice_t *choice)
+{
+    return rd_atomic(choice->dev_attr.max_qp_rd_atom, VBT_IB_RD_ATOMIC_MAX);
 }
 
 /* ---- QP creation and the state machine ---------------------------------------------------- */
@@ -135,7 +147,7 @@ vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer)
     attr.qp_state = IBV_QPS_INIT;
     attr.pkey_index = 0;
     attr.port_num = c->choice.port;
-    attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+    attr.qp_access_flags = c->qp_access;
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
     status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RESET->INIT) of the QP for rank %d", peer);
@@ -175,12 +187,12 @@ void vbt_ib_ah_attr(const vbt_ib_iface_t *c, struct ibv_ah_attr *ah, uint16_t li
     }
 }
 
-vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, uint32_t rqpn, uint32_t rpsn, int mtu,
-                               uint16_t lid, const uint8_t *gid)
+vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *m)
 {
     vbt_ib_peer_t *p = &c->peers[peer];
-    enum ibv_mtu path_mtu = mtu < (int)c->choice.port_attr.active_mtu
-                                ? (enum ibv_mtu)mtu
+    uint32_t rqpn = m->qpn, rpsn = m->psn;
+    enum ibv_mtu path_mtu = m->active_mtu < c->choice.port_attr.active_mtu
+                                ? (enum ibv_mtu)m->active_mtu
                                 : c->choice.port_attr.active_mtu;
     struct ibv_qp_attr attr;
     vbt_status_t status;
@@ -191,9 +203,9 @@ vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, uint32_t rqpn, uint3
     attr.path_mtu = path_mtu;
     attr.dest_qp_num = rqpn;
     attr.rq_psn = rpsn;
-    attr.max_dest_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_rd_atom);
+    attr.max_dest_rd_atomic = (uint8_t)c->rd_atomic;
     attr.min_rnr_timer = VBT_IB_MIN_RNR_TIMER;
-    vbt_ib_ah_attr(c, &attr.ah_attr, lid, gid);
+    vbt_ib_ah_attr(c, &attr.ah_attr, m->lid, m->gid);
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
@@ -208,7 +220,7 @@ vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, uint32_t rqpn, uint3
     attr.retry_cnt = VBT_IB_QP_RETRY_CNT;
     attr.rnr_retry = VBT_IB_QP_RNR_RETRY;
     attr.sq_psn = p->psn;
-    attr.max_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_init_rd_atom);
+    attr.max_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_init_rd_atom, m->rd_atomic);
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                            IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
@@ -241,7 +253,6 @@ void vbt_ib_addr_pack(const vbt_ib_iface_t *c, vbt_ib_addr_t *a)
 vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const vbt_ib_addr_t *ra,
                                size_t len)
 {
-
     if (len != sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION) {
         vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u; "
                   "expected %zu bytes, version %u): do all ranks run the same Verbatim?",

@@ -50,9 +50,10 @@
 #define VBT_IB_EAGER_MIN   256
 #define VBT_IB_EAGER_MAX   (1u << 20)
 #define VBT_IB_HDR_MAX     64 /* largest runtime header vbt_ib_send takes */
-/* Rendezvous: one RDMA WRITE carries at most the knob VBT_IB_WRITE_MAX (1 MiB by default,
+/* One-sided: one RDMA WRITE or READ carries at most the knob VBT_IB_WRITE_MAX (1 MiB by default,
  * VBT_IB_WRITE_FLOOR to VBT_IB_WRITE_CEIL) and the port's max_msg_sz, and at most
- * VBT_IB_PUT_WINDOW WRITEs per peer are in flight. The default's 8 MiB in flight covers the
+ * VBT_IB_PUT_WINDOW WRITEs, READs and atomics per peer are in flight. The default's 8 MiB in
+ * flight covers the
  * bandwidth-delay product of any single link (25 GB/s x 10 us is 250 KB) many times over, while
  * fragments bound how long an eager message to the same peer waits behind a large transfer in the
  * send queue (1 MiB is ~80 us at 12.5 GB/s) and leave the rest of the queue to eager traffic. */
@@ -93,10 +94,15 @@ typedef enum {
     VBT_IB_OP_FIN = 2,      /* signalled FIN message of finalize */
     VBT_IB_OP_WRITE = 3,    /* rendezvous RDMA WRITE */
     VBT_IB_OP_LIVENESS = 4, /* zero-length RDMA WRITE asking an idle peer's NIC for an ACK */
+    VBT_IB_OP_READ = 5,     /* RDMA READ of a get */
+    VBT_IB_OP_ATOMIC = 6,   /* FETCH_AND_ADD or CMP_AND_SWAP */
 } vbt_ib_op_t;
 
-/* sq_put[] value of a WRITE that is not the last of its vbt_ib_put (no callback). */
-#define VBT_IB_PUT_MORE ((void *)1)
+/* sq_put[] value of a WRITE or READ that is not the last of its put or get (no callback), and
+ * of the last one of an operation whose cookie is NULL (sq_put NULL: not one-sided). */
+#define VBT_IB_PUT_MORE       ((void *)1)
+#define VBT_IB_RMA_NULL       ((void *)2)
+#define VBT_IB_RMA_COOKIE(_c) ((_c) != NULL ? (_c) : VBT_IB_RMA_NULL)
 
 static inline uint64_t vbt_ib_send_wrid(vbt_ib_op_t op, int peer, uint32_t seq)
 {
@@ -127,7 +133,7 @@ typedef struct __attribute__((packed)) {
  * RTS. A side posts on the RC QP only once it knows the peer's QP is past RTR: after a REP, or
  * after any message arrived on the RC QP. Lost REQs are retransmitted (VBT_IB_CM_RETX_*); a
  * REQ for a connection that exists is answered again (its REP may have been lost). */
-#define VBT_IB_CM_VERSION    1
+#define VBT_IB_CM_VERSION    2           /* 2: rd_atomic */
 #define VBT_IB_QKEY          0x56425431u /* "VBT1"; high bit clear: not a controlled qkey */
 #define VBT_IB_UD_GRH        40          /* every UD receive starts with room for a GRH */
 #define VBT_IB_UD_RECV       64          /* receive buffers of the UD QP */
@@ -148,7 +154,9 @@ typedef struct __attribute__((packed)) {
     uint8_t active_mtu; /* enum ibv_mtu of the sender's port */
     uint8_t use_grh;
     uint16_t lid;
-    uint16_t reserved;
+    uint8_t rd_atomic; /* READs and atomics the sender's QP takes in flight from the receiver's
+                          (its max_dest_rd_atomic): the receiver's max_rd_atomic at most */
+    uint8_t reserved;
     uint32_t src;         /* sender's world rank */
     uint32_t qpn;         /* the sender's RC QP for the receiver */
     uint32_t psn;         /* its initial send PSN */
@@ -231,10 +239,11 @@ typedef struct {
     uint8_t fail_op;       /* vbt_ib_op_t of the first failed WR */
     uint8_t fin_received;  /* the peer is finalizing: send it no more credit messages */
     uint8_t fin_posted;    /* our FIN is posted, as WR fin_seq */
-    uint16_t puts;         /* RDMA WRITEs in flight (at most VBT_IB_PUT_WINDOW) */
+    uint16_t puts;         /* WRITEs, READs, atomics in flight (at most VBT_IB_PUT_WINDOW) */
     struct ibv_qp *qp;
     uint32_t *sq_bounce; /* per send-queue slot: bounce buffer index + 1, 0 for none */
-    void **sq_put;       /* per slot: a WRITE's cookie, VBT_IB_PUT_MORE, or NULL (not a WRITE) */
+    void **sq_put;       /* per slot: a one-sided WR's cookie, VBT_IB_PUT_MORE, VBT_IB_RMA_NULL, or
+                            NULL (not one-sided) */
     uint32_t fin_seq;
     /* cold */
     uint8_t live_posted; /* a liveness probe was posted, as WR live_seq (vbt_ib_liveness.c) */
@@ -293,9 +302,13 @@ typedef struct vbt_ib_iface {
     uint8_t rx_is_data[VBT_IB_POLL_BATCH];            /* a DATA message: owe its sender a credit */
     vbt_ib_rx_chunk_t rx_chunk[VBT_IB_RX_CHUNKS_MAX]; /* receive buffers, by wr_id's chunk */
     /* one-sided (vbt_ib_rndv.c) */
-    struct ibv_send_wr put_wr; /* pre-built RDMA WRITE */
+    struct ibv_send_wr put_wr; /* pre-built RDMA WRITE or READ (the opcode set per call) */
     struct ibv_sge put_sge;
-    size_t max_put; /* bytes per WRITE: min(port max_msg_sz, knob VBT_IB_WRITE_MAX) */
+    struct ibv_send_wr atomic_wr; /* pre-built atomic */
+    struct ibv_sge atomic_sge;
+    size_t max_put; /* bytes per WRITE or READ: min(port max_msg_sz, knob VBT_IB_WRITE_MAX) */
+    int qp_access;  /* what the QPs let a peer do (IBV_ACCESS_REMOTE_*), by the caps */
+    int rd_atomic;  /* READs and atomics our QPs take in flight from a peer (max_dest_rd_atomic) */
     struct vbt_rcache *rcache;
     int reg_errno;  /* errno of the last failed ibv_reg_mr, for the message */
     int hooks_held; /* our cache receives the memory hooks' events (the first instance's) */
@@ -400,6 +413,10 @@ const char *vbt_ib_mtu_str(int mtu);
 /* Is the chosen device a software one (Soft-RoCE rxe, siw)? Its "NIC" is kernel work on our
  * own cores, so a rank that spins on the CQ delays the very packets it waits for. */
 int vbt_ib_device_is_software(const vbt_ib_choice_t *choice);
+/* Does the device deliver an atomic's fetched value in big-endian on this little-endian host?
+ * Mellanox/NVIDIA HCAs do through plain verbs (NVIDIA's documentation of the mlx5 driver;
+ * libfabric's fi_verbs(7) says the same): their atomics are then not offered. */
+int vbt_ib_atomic_reply_be(const vbt_ib_choice_t *choice);
 /* For verbatim-info (the describe op): every device, port (state, link layer, MTU, LID), GID
  * (index, type, address), the one Verbatim would pick and why, and RLIMIT_MEMLOCK. */
 void vbt_ib_describe(FILE *out);
@@ -488,10 +505,13 @@ void vbt_ib_eager_drain(vbt_ib_iface_t *c, int timeout_ms);
 /* ---- vbt_ib_ep.c: the RC QP state machine and the address blob ----------------------------- */
 /* Create peer's RC QP and bring it to INIT (state INIT), with its per-slot arrays. */
 vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer);
-/* Bring peer's QP (INIT) to RTR and RTS towards the remote QP rqpn whose first PSN is rpsn, at
- * the remote port's lid/gid and MTU (state RTS). Failures are logged. */
-vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, uint32_t rqpn, uint32_t rpsn, int mtu,
-                               uint16_t lid, const uint8_t *gid);
+/* Bring peer's QP (INIT) to RTR and RTS towards the remote QP m->qpn whose first PSN is m->psn,
+ * at the remote port's lid/gid and MTU, with at most m->rd_atomic READs and atomics in flight
+ * (state RTS): m is the peer's REQ or REP. Failures are logged. */
+vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *m);
+/* What our QPs take in flight of a peer's READs and atomics (max_dest_rd_atomic), as offered
+ * in our REQ and REP: min(device max_qp_rd_atom, 16), at least 1. */
+int vbt_ib_rd_atomic_offer(const vbt_ib_choice_t *choice);
 /* Destroy every peer's QP (finalize). */
 void vbt_ib_qp_destroy_all(vbt_ib_iface_t *c);
 /* What the device grants for inline data, from a QP made and dropped at once (init): known
@@ -541,6 +561,11 @@ uint64_t vbt_ib_mem_rkey(vbt_tl_iface_t *iface, const vbt_tl_mem_t *mem);
 vbt_status_t vbt_ib_put(vbt_tl_iface_t *iface, int peer, const void *laddr, size_t len,
                         vbt_tl_mem_t *mem, uint64_t raddr, uint64_t rkey, void *cookie,
                         size_t *posted_p);
+vbt_status_t vbt_ib_get(vbt_tl_iface_t *iface, int peer, void *laddr, size_t len, vbt_tl_mem_t *mem,
+                        uint64_t raddr, uint64_t rkey, void *cookie, size_t *posted_p);
+vbt_status_t vbt_ib_atomic(vbt_tl_iface_t *iface, int peer, vbt_tl_atomic_op_t op, uint64_t operand,
+                           uint64_t compare, uint64_t *result, vbt_tl_mem_t *result_mem,
+                           uint64_t raddr, uint64_t rkey, void *cookie);
 /* The registration cache (its limit: VBT_RCACHE_MAX, within what RLIMIT_MEMLOCK leaves after
  * the pools) and the pre-built WRITE. After the PD and the pools exist. */
 vbt_status_t vbt_ib_rndv_init(vbt_ib_iface_t *c);

@@ -140,26 +140,38 @@ uint64_t vbt_ib_mem_rkey(vbt_tl_iface_t *iface, const vbt_tl_mem_t *mem)
     return mr_of(mem)->rkey;
 }
 
-/* ---- RDMA WRITE ------------------------------------------------------------------------------ */
+/* ---- RDMA WRITE and READ -----------------------------------------------------------------------
+ */
 
-vbt_status_t vbt_ib_put(vbt_tl_iface_t *iface, int peer, const void *laddr, size_t len,
-                        vbt_tl_mem_t *mem, uint64_t raddr, uint64_t rkey, void *cookie,
-                        size_t *posted_p)
+/* Why peer takes no one-sided WR now: not a rank, the capability (cap) missing, else
+ * vbt_ib_peer_refused (not connected yet: connect; failed: say so once). */
+static VBT_NOINLINE_COLD vbt_status_t rma_refused(vbt_ib_iface_t *c, int peer, unsigned cap,
+                                                  const char *call)
 {
-    vbt_ib_iface_t *c = vbt_ib_of(iface);
-    struct ibv_send_wr *bad;
-    vbt_ib_peer_t *p;
-    size_t posted = 0;
-
-    *posted_p = 0;
-    if (unlikely((unsigned)peer >= (unsigned)c->size)) {
-        vbt_error("vbt_ib_put to rank %d: no such rank (world size %d)", peer, c->size);
+    if ((unsigned)peer >= (unsigned)c->size) {
+        vbt_error("%s to rank %d: no such rank (world size %d)", call, peer, c->size);
         return VBT_ERR_INVALID_PARAM;
     }
-    p = &c->peers[peer];
-    if (unlikely(p->state != VBT_IB_PEER_READY))
-        return vbt_ib_peer_refused(c, peer, "vbt_ib_put");
+    if (!(c->super.caps & cap)) {
+        vbt_error("%s to rank %d: %s does not offer it (verbatim-info shows the device's "
+                  "capabilities)",
+                  call, peer, c->choice.name);
+        return VBT_ERR_UNSUPPORTED;
+    }
+    return vbt_ib_peer_refused(c, peer, call);
+}
 
+/* A put (IBV_WR_RDMA_WRITE) or a get (IBV_WR_RDMA_READ) of len bytes: WRs of at most max_put,
+ * as many as the window and the send queue take. */
+static inline vbt_status_t rdma_post(vbt_ib_iface_t *c, int peer, enum ibv_wr_opcode opcode,
+                                     vbt_ib_op_t op, uintptr_t laddr, size_t len, vbt_tl_mem_t *mem,
+                                     uint64_t raddr, uint64_t rkey, void *cookie, size_t *posted_p)
+{
+    vbt_ib_peer_t *p = &c->peers[peer];
+    struct ibv_send_wr *bad;
+    size_t posted = 0;
+
+    c->put_wr.opcode = opcode;
     c->put_sge.lkey = mr_of(mem)->lkey;
     c->put_wr.wr.rdma.rkey = (uint32_t)rkey;
     while (posted < len) {
@@ -172,27 +184,110 @@ vbt_status_t vbt_ib_put(vbt_tl_iface_t *iface, int peer, const void *laddr, size
         if (chunk > c->max_put)
             chunk = c->max_put;
         last = chunk == len - posted;
-        c->put_sge.addr = (uintptr_t)laddr + posted;
+        c->put_sge.addr = laddr + posted;
         c->put_sge.length = (uint32_t)chunk;
         c->put_wr.wr.rdma.remote_addr = raddr + posted;
-        c->put_wr.wr_id = vbt_ib_send_wrid(VBT_IB_OP_WRITE, peer, seq);
-        /* Every WRITE is signalled: its completion frees a window slot (unsignalled ones
-         * would fill the window with nothing to retire them), and at up to 1 MiB per WRITE
+        c->put_wr.wr_id = vbt_ib_send_wrid(op, peer, seq);
+        /* Every WRITE and READ is signalled: its completion frees a window slot (unsignalled
+         * ones would fill the window with nothing to retire them), and at up to 1 MiB each
          * that is a negligible number of completions. It retires every WR before it too. */
         c->put_wr.send_flags = IBV_SEND_SIGNALED;
         p->unsig = p->unsig_bounce = 0;
         rc = ibv_post_send(p->qp, &c->put_wr, &bad);
         if (unlikely(rc != 0)) {
             *posted_p = posted;
-            return vbt_ib_post_failed(c, peer, rc, VBT_IB_OP_WRITE);
+            return vbt_ib_post_failed(c, peer, rc, op);
         }
-        p->sq_put[seq & c->sq_mask] = last ? cookie : VBT_IB_PUT_MORE;
+        p->sq_put[seq & c->sq_mask] = last ? VBT_IB_RMA_COOKIE(cookie) : VBT_IB_PUT_MORE;
         p->puts++;
         p->sq_head = seq + 1;
         posted += chunk;
     }
     *posted_p = posted;
     return posted == len ? VBT_OK : VBT_ERR_NO_RESOURCE;
+}
+
+vbt_status_t vbt_ib_put(vbt_tl_iface_t *iface, int peer, const void *laddr, size_t len,
+                        vbt_tl_mem_t *mem, uint64_t raddr, uint64_t rkey, void *cookie,
+                        size_t *posted_p)
+{
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
+
+    *posted_p = 0;
+    if (unlikely((unsigned)peer >= (unsigned)c->size || c->peers[peer].state != VBT_IB_PEER_READY))
+        return rma_refused(c, peer, VBT_TL_CAP_PUT, "put");
+    return rdma_post(c, peer, IBV_WR_RDMA_WRITE, VBT_IB_OP_WRITE, (uintptr_t)laddr, len, mem, raddr,
+                     rkey, cookie, posted_p);
+}
+
+/* A READ is not ordered before the WRs posted after it (IBA: a later SEND or WRITE may be
+ * executed at the responder before the READ's data is read), and nothing here fences it: its
+ * completion, rma_done, is what says the data is in place. */
+vbt_status_t vbt_ib_get(vbt_tl_iface_t *iface, int peer, void *laddr, size_t len, vbt_tl_mem_t *mem,
+                        uint64_t raddr, uint64_t rkey, void *cookie, size_t *posted_p)
+{
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
+
+    *posted_p = 0;
+    if (unlikely((unsigned)peer >= (unsigned)c->size || !(c->super.caps & VBT_TL_CAP_GET) ||
+                 c->peers[peer].state != VBT_IB_PEER_READY))
+        return rma_refused(c, peer, VBT_TL_CAP_GET, "get");
+    return rdma_post(c, peer, IBV_WR_RDMA_READ, VBT_IB_OP_READ, (uintptr_t)laddr, len, mem, raddr,
+                     rkey, cookie, posted_p);
+}
+
+/* ---- atomics ------------------------------------------------------------------------------- */
+
+static VBT_NOINLINE_COLD vbt_status_t atomic_bad(vbt_ib_iface_t *c, int peer, vbt_tl_atomic_op_t op,
+                                                 uint64_t raddr, const uint64_t *result)
+{
+    vbt_error("atomic (op %d) to rank %d at 0x%llx, result at %p: %s", (int)op, peer,
+              (unsigned long long)raddr, (const void *)result,
+              op != VBT_TL_ATOMIC_FADD && op != VBT_TL_ATOMIC_CSWAP
+                  ? "no such operation"
+                  : "the target and the result must be 8-byte aligned");
+    return VBT_ERR_INVALID_PARAM;
+}
+
+vbt_status_t vbt_ib_atomic(vbt_tl_iface_t *iface, int peer, vbt_tl_atomic_op_t op, uint64_t operand,
+                           uint64_t compare, uint64_t *result, vbt_tl_mem_t *result_mem,
+                           uint64_t raddr, uint64_t rkey, void *cookie)
+{
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
+    unsigned cap = op == VBT_TL_ATOMIC_CSWAP ? VBT_TL_CAP_ATOMIC_CSWAP64 : VBT_TL_CAP_ATOMIC_FADD64;
+    struct ibv_send_wr *bad;
+    vbt_ib_peer_t *p;
+    uint32_t seq;
+    int rc;
+
+    if (unlikely((op != VBT_TL_ATOMIC_FADD && op != VBT_TL_ATOMIC_CSWAP) || (raddr & 7) != 0 ||
+                 ((uintptr_t)result & 7) != 0))
+        return atomic_bad(c, peer, op, raddr, result);
+    if (unlikely((unsigned)peer >= (unsigned)c->size || !(c->super.caps & cap) ||
+                 c->peers[peer].state != VBT_IB_PEER_READY))
+        return rma_refused(c, peer, cap, "atomic");
+    p = &c->peers[peer];
+    if (p->puts >= VBT_IB_PUT_WINDOW || p->sq_head - p->sq_tail >= c->sq_depth)
+        return VBT_ERR_NO_RESOURCE;
+    seq = p->sq_head;
+    c->atomic_sge.addr = (uintptr_t)result;
+    c->atomic_sge.lkey = mr_of(result_mem)->lkey;
+    c->atomic_wr.wr_id = vbt_ib_send_wrid(VBT_IB_OP_ATOMIC, peer, seq);
+    c->atomic_wr.opcode =
+        op == VBT_TL_ATOMIC_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    c->atomic_wr.wr.atomic.remote_addr = raddr;
+    c->atomic_wr.wr.atomic.rkey = (uint32_t)rkey;
+    c->atomic_wr.wr.atomic.compare_add = op == VBT_TL_ATOMIC_FADD ? operand : compare;
+    c->atomic_wr.wr.atomic.swap = operand;
+    /* Signalled, as a READ: its completion says the old value is in *result. */
+    p->unsig = p->unsig_bounce = 0;
+    rc = ibv_post_send(p->qp, &c->atomic_wr, &bad);
+    if (unlikely(rc != 0))
+        return vbt_ib_post_failed(c, peer, rc, VBT_IB_OP_ATOMIC);
+    p->sq_put[seq & c->sq_mask] = VBT_IB_RMA_COOKIE(cookie);
+    p->puts++;
+    p->sq_head = seq + 1;
+    return VBT_OK;
 }
 
 void vbt_ib_put_fail_from(vbt_ib_iface_t *c, int peer, uint32_t seq, vbt_status_t status)
@@ -207,7 +302,7 @@ void vbt_ib_put_fail_from(vbt_ib_iface_t *c, int peer, uint32_t seq, vbt_status_
         p->sq_put[slot] = NULL;
         p->puts--;
         if (put != VBT_IB_PUT_MORE)
-            c->up.rma_done(c->up.arg, put, status);
+            c->up.rma_done(c->up.arg, put != VBT_IB_RMA_NULL ? put : NULL, status);
     }
 }
 
@@ -246,8 +341,13 @@ vbt_status_t vbt_ib_rndv_init(vbt_ib_iface_t *c)
     c->put_wr.sg_list = &c->put_sge;
     c->put_wr.num_sge = 1;
     c->put_wr.opcode = IBV_WR_RDMA_WRITE;
-    vbt_debug("rendezvous: WRITEs of up to %zu bytes (port max_msg_sz %u), %d in flight per "
-              "peer; registration cache limit %zu bytes",
+    memset(&c->atomic_wr, 0, sizeof(c->atomic_wr));
+    c->atomic_wr.sg_list = &c->atomic_sge;
+    c->atomic_wr.num_sge = 1;
+    c->atomic_wr.send_flags = IBV_SEND_SIGNALED;
+    c->atomic_sge.length = sizeof(uint64_t);
+    vbt_debug("one-sided: WRITEs and READs of up to %zu bytes (port max_msg_sz %u), %d in flight "
+              "per peer; registration cache limit %zu bytes",
               c->max_put, c->choice.port_attr.max_msg_sz, VBT_IB_PUT_WINDOW, limit);
     status = vbt_rcache_create(&ops, limit, page > 0 ? (size_t)page : 4096, 1, &c->rcache);
     if (status == VBT_ERR_NO_RESOURCE) {

@@ -46,12 +46,28 @@ static vbt_status_t check_device_limits(vbt_ib_iface_t *c)
     return VBT_OK;
 }
 
-/* What the runtime reads of the instance: the send op, the limits and the capabilities. */
+/* What the runtime reads of the instance: the send op, the limits and the capabilities; and
+ * what the QPs then let a peer do. GET where the device does RDMA READ (it takes some in flight
+ * as initiator and as responder); the atomics where it does 64-bit atomics too (atomic_cap:
+ * IBV_ATOMIC_HCA is enough, as the operations on a target all go through its NIC) and hands
+ * back the old value in our byte order. */
 static void iface_fill(vbt_ib_iface_t *c)
 {
+    const struct ibv_device_attr *da = &c->choice.dev_attr;
+
     c->super.ops = &vbt_ib_tl_ops;
     c->super.send = vbt_ib_send;
     c->super.caps = VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM;
+    c->qp_access = IBV_ACCESS_REMOTE_WRITE;
+    if (da->max_qp_rd_atom > 0 && da->max_qp_init_rd_atom > 0) {
+        c->super.caps |= VBT_TL_CAP_GET;
+        c->qp_access |= IBV_ACCESS_REMOTE_READ;
+        if (da->atomic_cap != IBV_ATOMIC_NONE && !vbt_ib_atomic_reply_be(&c->choice)) {
+            c->super.caps |= VBT_TL_CAP_ATOMIC_FADD64 | VBT_TL_CAP_ATOMIC_CSWAP64;
+            c->qp_access |= IBV_ACCESS_REMOTE_ATOMIC;
+        }
+    }
+    c->rd_atomic = vbt_ib_rd_atomic_offer(&c->choice);
     c->super.max_send = vbt_cfg.eager_limit;
     c->super.rndv_threshold = vbt_cfg.rndv_threshold;
     c->super.spin_polls = vbt_ib_device_is_software(&c->choice) ? VBT_IB_SPIN_POLLS_SOFTWARE : 0;
@@ -240,6 +256,8 @@ const vbt_tl_ops_t vbt_ib_tl_ops = {
     .mem_put = vbt_ib_mem_put,
     .mem_rkey = vbt_ib_mem_rkey,
     .put = vbt_ib_put,
+    .get = vbt_ib_get,
+    .atomic = vbt_ib_atomic,
     .describe = vbt_ib_describe,
     /* No read_peer: nothing reads another process's memory without registration over ib. */
 };

@@ -21,6 +21,10 @@ const char *vbt_ib_op_name(int op)
         return "RDMA write";
     case VBT_IB_OP_LIVENESS:
         return "liveness probe";
+    case VBT_IB_OP_READ:
+        return "RDMA read";
+    case VBT_IB_OP_ATOMIC:
+        return "atomic";
     }
     return "receive";
 }
@@ -28,6 +32,9 @@ const char *vbt_ib_op_name(int op)
 void vbt_ib_likely_cause(const vbt_ib_iface_t *c, enum ibv_wc_status st, int op, int peer,
                          char *buf, size_t len)
 {
+    const char *what = op == VBT_IB_OP_READ ? "read" : op == VBT_IB_OP_ATOMIC ? "atomic" : "write";
+    int rma = op == VBT_IB_OP_WRITE || op == VBT_IB_OP_READ || op == VBT_IB_OP_ATOMIC;
+
     switch (st) {
     case IBV_WC_RETRY_EXC_ERR:
         snprintf(buf, len,
@@ -50,16 +57,24 @@ void vbt_ib_likely_cause(const vbt_ib_iface_t *c, enum ibv_wc_status st, int op,
         break;
     case IBV_WC_LOC_LEN_ERR:
     case IBV_WC_REM_INV_REQ_ERR:
-        snprintf(buf, len,
-                 "a message did not fit the receive buffer: do all ranks use the same "
-                 "VBT_EAGER_LIMIT?");
+        if (rma)
+            snprintf(buf, len,
+                     "rank %d found the %s invalid (an atomic's target not 8-byte aligned, a "
+                     "range its registration does not hold, or more READs in flight than it "
+                     "takes: a bug in Verbatim, please report it)",
+                     peer, what);
+        else
+            snprintf(buf, len,
+                     "a message did not fit the receive buffer: do all ranks use the same "
+                     "VBT_EAGER_LIMIT?");
         break;
     case IBV_WC_REM_ACCESS_ERR:
         snprintf(buf, len,
-                 "rank %d refused the write: no registration of its covers that range with "
-                 "remote write (its buffer was freed or unmapped while the transfer was in "
-                 "flight, or a bug in Verbatim: please report it)",
-                 peer);
+                 "rank %d refused the %s: no registration of its covers that range with "
+                 "remote %s (its memory was freed or unmapped while the transfer was in "
+                 "flight, a key or address the application got wrong, or a bug in Verbatim: "
+                 "please report it)",
+                 peer, what, op == VBT_IB_OP_ATOMIC ? "atomics" : what);
         break;
     case IBV_WC_LOC_PROT_ERR:
     case IBV_WC_LOC_ACCESS_ERR:
@@ -158,7 +173,8 @@ int vbt_ib_wc_error(vbt_ib_iface_t *c, const struct ibv_wc *wc)
 
     /* A failed liveness probe is what tells a waiting rank that an idle peer died
      * (vbt_ib_liveness.c): reported like a failed send, unless the peer said goodbye. */
-    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE &&
+    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE && op != VBT_IB_OP_READ &&
+        op != VBT_IB_OP_ATOMIC &&
         (op != VBT_IB_OP_LIVENESS || !vbt_ib_liveness_failure_matters(c, peer))) {
         if (first)
             vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "

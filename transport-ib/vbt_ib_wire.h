@@ -82,6 +82,8 @@ static inline const char *vbt_ib_cm_msg_check(const void *buf, size_t len,
         return "qpn (not a 24-bit QP number)";
     if ((m.psn & 0xff000000u) != 0)
         return "psn (not 24 bits)";
+    if (m.rd_atomic == 0)
+        return "rd_atomic (no READ or atomic in flight)";
     /* Without a GRH the LID is the address: a unicast LID (1 to 0xbfff; 0 is reserved, above
      * is multicast and the permissive LID). */
     if (!m.use_grh && (m.lid == 0 || m.lid > 0xbfff))

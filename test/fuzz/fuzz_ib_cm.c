@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             m.src == lim.rank || m.eager_limit != lim.eager_limit ||
             m.use_grh != (lim.use_grh != 0) || m.active_mtu < IBV_MTU_256 ||
             m.active_mtu > IBV_MTU_4096 || m.qpn == 0 || m.qpn > 0xffffff || m.psn > 0xffffff ||
-            (!m.use_grh && (m.lid == 0 || m.lid > 0xbfff)))
+            m.rd_atomic == 0 || (!m.use_grh && (m.lid == 0 || m.lid > 0xbfff)))
             abort();
     }
     free(buf);

@@ -33,11 +33,12 @@ write("ib_hdr", "data_empty", ibh())
 write("ib_hdr", "short", b"\x01\x01\x00")
 
 
-# ---- CM REQ/REP: first byte = our use_grh; then version, type, mtu, use_grh, lid, reserved,
-# src, qpn, psn, eager_limit, gid ----
-def cm(use_grh=1, type_=1, mtu=3, lid=0, src=0, qpn=0x11, psn=0x123, eager=8192, version=1):
-    return bytes([use_grh]) + struct.pack("<BBBBHHIIII", version, type_, mtu, use_grh, lid, 0,
-                                          src, qpn, psn, eager) + bytes(range(16))
+# ---- CM REQ/REP: first byte = our use_grh; then version, type, mtu, use_grh, lid, rd_atomic,
+# reserved, src, qpn, psn, eager_limit, gid ----
+def cm(use_grh=1, type_=1, mtu=3, lid=0, src=0, qpn=0x11, psn=0x123, eager=8192, version=2,
+       rd_atomic=16):
+    return bytes([use_grh]) + struct.pack("<BBBBHBBIIII", version, type_, mtu, use_grh, lid,
+                                          rd_atomic, 0, src, qpn, psn, eager) + bytes(range(16))
 
 
 write("ib_cm", "req_grh", cm())
@@ -45,6 +46,8 @@ write("ib_cm", "rep_grh", cm(type_=2, src=7))
 write("ib_cm", "req_lid", cm(use_grh=0, lid=5))
 write("ib_cm", "bad_lid", cm(use_grh=0, lid=0xc000))
 write("ib_cm", "bad_qpn", cm(qpn=0x1000000))
+write("ib_cm", "bad_rd_atomic", cm(rd_atomic=0))
+write("ib_cm", "old_version", cm(version=1))
 write("ib_cm", "self", cm(src=1))
 write("ib_cm", "short", cm()[:20])
 
