@@ -25,7 +25,11 @@
  * trying (it may be computing). A REP is never retransmitted: the REQ's retransmission asks again.
  *
  * Messages from the network are never trusted: length, version, type, rank range, eager limit,
- * addressing mode and field ranges are checked; a bad one is logged and dropped. The UD QP shares
+ * addressing mode and field ranges are checked; a bad one is logged and dropped. A well-formed
+ * one must also come from the rank it names: from the UD QP that rank published, with the
+ * LID, GID and MTU it published (vbt_ib_cm_addr_check); a message claiming another rank's
+ * identity is logged at error and dropped, so nobody on the fabric but that rank's process can
+ * connect as it. The UD QP shares
  * the transport's CQ (a blocked rank wakes for a REQ) and has its own small registered pool; its
  * work requests carry VBT_IB_WRID_UD, so the receive fast path gains one unlikely branch. */
 #include "vbt_config.h"
@@ -173,21 +177,11 @@ static vbt_status_t ah_create(vbt_ib_iface_t *c, int peer, uint16_t lid, const u
 
 /* Send a REQ or REP about our QP for peer. VBT_ERR_NO_RESOURCE when all send slots are taken
  * (the REQ's retransmission, or the peer's, tries again). */
-static vbt_status_t cm_send(vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type)
+void vbt_ib_cm_msg_make(const vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type,
+                        vbt_ib_cm_msg_t *m)
 {
-    vbt_ib_peer_t *p = &c->peers[peer];
-    struct ibv_send_wr *bad;
-    vbt_ib_cm_msg_t *m;
-    vbt_status_t status;
-    uint32_t slot;
+    const vbt_ib_peer_t *p = &c->peers[peer];
 
-    if (c->ud_send_free == 0) {
-        vbt_debug("connection manager: no UD send slot for the %s to rank %d; later",
-                  type == VBT_IB_CM_REQ ? "REQ" : "REP", peer);
-        return VBT_ERR_NO_RESOURCE;
-    }
-    slot = (uint32_t)__builtin_ctz(c->ud_send_free);
-    m = (vbt_ib_cm_msg_t *)ud_slot(c, VBT_IB_UD_RECV + slot);
     memset(m, 0, sizeof(*m));
     m->version = VBT_IB_CM_VERSION;
     m->type = (uint8_t)type;
@@ -200,7 +194,24 @@ static vbt_status_t cm_send(vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type)
     m->psn = p->psn;
     m->eager_limit = (uint32_t)c->super.max_send;
     memcpy(m->gid, c->choice.gid.raw, sizeof(m->gid));
+}
 
+vbt_status_t vbt_ib_cm_post(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *msg)
+{
+    vbt_ib_peer_t *p = &c->peers[peer];
+    const char *what = msg->type == VBT_IB_CM_REQ ? "REQ" : "REP";
+    struct ibv_send_wr *bad;
+    vbt_ib_cm_msg_t *m;
+    vbt_status_t status;
+    uint32_t slot;
+
+    if (c->ud_send_free == 0) {
+        vbt_debug("connection manager: no UD send slot for the %s to rank %d; later", what, peer);
+        return VBT_ERR_NO_RESOURCE;
+    }
+    slot = (uint32_t)__builtin_ctz(c->ud_send_free);
+    m = (vbt_ib_cm_msg_t *)ud_slot(c, VBT_IB_UD_RECV + slot);
+    *m = *msg;
     c->ud_sge.addr = (uintptr_t)m;
     c->ud_sge.length = sizeof(*m);
     c->ud_wr.wr_id = VBT_IB_WRID_UD | slot;
@@ -208,13 +219,21 @@ static vbt_status_t cm_send(vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type)
     c->ud_wr.wr.ud.remote_qpn = p->ud_qpn;
     status = vbt_ib_check_rc(ibv_post_send(c->ud_qp, &c->ud_wr, &bad), 0,
                              "sending a connection %s to rank %d (UD ibv_post_send)",
-                             type == VBT_IB_CM_REQ ? "request" : "reply", peer);
+                             msg->type == VBT_IB_CM_REQ ? "request" : "reply", peer);
     if (status != VBT_OK)
         return status;
     c->ud_send_free &= ~(1u << slot);
-    vbt_debug("connection manager: %s to rank %d (our QP 0x%x, PSN 0x%x)",
-              type == VBT_IB_CM_REQ ? "REQ" : "REP", peer, p->qp->qp_num, p->psn);
+    vbt_debug("connection manager: %s to rank %d (our QP 0x%x, PSN 0x%x)", what, peer, m->qpn,
+              m->psn);
     return VBT_OK;
+}
+
+static vbt_status_t cm_send(vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type)
+{
+    vbt_ib_cm_msg_t m;
+
+    vbt_ib_cm_msg_make(c, peer, type, &m);
+    return vbt_ib_cm_post(c, peer, &m);
 }
 
 /* Send (or resend) our REQ and keep it pending until the REP. */
@@ -260,9 +279,11 @@ static vbt_status_t cm_fail(vbt_ib_iface_t *c, int peer, vbt_status_t status)
 }
 
 /* Fetch peer's published address once (the peer_addr upcall; the runtime logs its failures):
- * check it, make the address handle for its UD QP. */
+ * check it, keep it (its REQs and REPs must agree with it), make the address handle for its UD
+ * QP. */
 static vbt_status_t addr_fetch(vbt_ib_iface_t *c, int peer)
 {
+    vbt_ib_peer_t *p = &c->peers[peer];
     void *data = NULL;
     size_t len = 0;
     vbt_status_t status;
@@ -276,12 +297,12 @@ static vbt_status_t addr_fetch(vbt_ib_iface_t *c, int peer)
     }
     if (status != VBT_OK)
         return status;
-    status = vbt_ib_addr_check(c, peer, data, len);
-    if (status == VBT_OK) {
-        const vbt_ib_addr_t *a = data;
-        status = ah_create(c, peer, a->lid, a->gid, a->ud_qpn);
-    }
+    status = vbt_ib_addr_check(c, peer, data, len, &p->addr);
     free(data);
+    if (status == VBT_OK)
+        status = ah_create(c, peer, p->addr.lid, p->addr.gid, p->addr.ud_qpn);
+    if (status == VBT_OK)
+        p->addr_known = 1;
     return status;
 }
 
@@ -291,7 +312,7 @@ vbt_status_t vbt_ib_cm_connect(vbt_ib_iface_t *c, int peer)
     vbt_status_t status;
 
     if (p->state == VBT_IB_PEER_NONE) {
-        if (p->ah == NULL) {
+        if (!p->addr_known) {
             status = addr_fetch(c, peer);
             if (status != VBT_OK)
                 return cm_fail(c, peer, status);
@@ -321,7 +342,7 @@ void vbt_ib_cm_peer_ready(vbt_ib_iface_t *c, int peer)
 
 /* ---- receiving REQ and REP ----------------------------------------------------------------- */
 
-static void on_req(vbt_ib_iface_t *c, int src, const vbt_ib_cm_msg_t *m, uint32_t src_ud_qpn)
+static void on_req(vbt_ib_iface_t *c, int src, const vbt_ib_cm_msg_t *m)
 {
     vbt_ib_peer_t *p = &c->peers[src];
     vbt_status_t status;
@@ -358,9 +379,7 @@ static void on_req(vbt_ib_iface_t *c, int src, const vbt_ib_cm_msg_t *m, uint32_
         }
         break;
     }
-    /* A failure is logged; the REQ's retransmission tries again. */
-    if (p->ah == NULL && ah_create(c, src, m->lid, m->gid, src_ud_qpn) != VBT_OK)
-        return;
+    /* The address handle came with the published address (from_published). */
     (void)cm_send(c, src, VBT_IB_CM_REP); /* lost or not sent: the REQ comes again */
 }
 
@@ -418,6 +437,29 @@ static int msg_valid(const vbt_ib_iface_t *c, const struct ibv_wc *wc, const cha
     return 0;
 }
 
+/* Does a well-formed message come from the process its src published? Fetches that address
+ * at the first message from the rank (the passive side of a connection has not needed it
+ * before). 1, or 0 and the message was logged (a failed fetch was logged by the fetch). */
+static int from_published(vbt_ib_iface_t *c, const struct ibv_wc *wc, const vbt_ib_cm_msg_t *m)
+{
+    vbt_ib_peer_t *p = &c->peers[m->src];
+    const char *why;
+
+    if (!p->addr_known && addr_fetch(c, (int)m->src) != VBT_OK) {
+        vbt_debug("connection manager: %s from rank %u dropped: its address is not known",
+                  m->type == VBT_IB_CM_REQ ? "REQ" : "REP", m->src);
+        return 0;
+    }
+    why = vbt_ib_cm_addr_check(m, wc->src_qp, !(wc->wc_flags & IBV_WC_GRH), wc->slid, &p->addr);
+    if (why == NULL)
+        return 1;
+    vbt_error("dropped a connection %s claiming to be rank %u (from UD QP 0x%x, LID 0x%x): bad %s: "
+              "another process on the fabric, or a rank restarted with another address; no "
+              "connection is made with it",
+              m->type == VBT_IB_CM_REQ ? "request" : "reply", m->src, wc->src_qp, m->lid, why);
+    return 0;
+}
+
 int vbt_ib_cm_completion(vbt_ib_iface_t *c, const struct ibv_wc *wc)
 {
     uint32_t idx = (uint32_t)(wc->wr_id & 0xffff);
@@ -435,9 +477,9 @@ int vbt_ib_cm_completion(vbt_ib_iface_t *c, const struct ibv_wc *wc)
             return 0; /* the UD QP is being destroyed */
         vbt_debug("connection manager: a UD receive failed: %s", ibv_wc_status_str(wc->status));
     } else {
-        if (msg_valid(c, wc, ud_slot(c, idx) + VBT_IB_UD_GRH, &m)) {
+        if (msg_valid(c, wc, ud_slot(c, idx) + VBT_IB_UD_GRH, &m) && from_published(c, wc, &m)) {
             if (m.type == VBT_IB_CM_REQ)
-                on_req(c, (int)m.src, &m, wc->src_qp);
+                on_req(c, (int)m.src, &m);
             else
                 on_rep(c, (int)m.src, &m);
         }

@@ -54,12 +54,43 @@ static inline void owe_push(vbt_ib_iface_t *c, int peer)
     }
 }
 
+/* Peers of the batch that returned more credits than we granted them (vbt_ib_credits_apply):
+ * each is refused, once, with an error naming it, and its connection closed (what more it
+ * returned is not believed: it would make us overrun its receive buffers). */
+static VBT_NOINLINE_COLD int credits_refused(vbt_ib_iface_t *c, uint32_t n)
+{
+    int refused = 0;
+
+    for (uint32_t k = 0; k < n; k++) {
+        int src = c->rx_src[k];
+        vbt_ib_peer_t *p;
+        if (src < 0)
+            continue;
+        p = &c->peers[src];
+        if (p->credits <= c->credits_max)
+            continue;
+        if (p->state != VBT_IB_PEER_FAILED) { /* a failed peer's credits are moot */
+            vbt_error("rank %d returned credits for %d more messages than we had sent it (a "
+                      "window is %d): a protocol violation (do all ranks run the same "
+                      "Verbatim?); its connection is closed",
+                      src, p->credits - c->credits_max, c->credits_max);
+            vbt_ib_peer_fail(p, -1, IBV_WC_GENERAL_ERR);
+            p->fail_reported = 1;
+            refused = 1;
+        }
+        p->credits = 0;
+    }
+    return refused ? VBT_ERR_PEER_FAILED : 0;
+}
+
 /* Re-post the receive buffers collected by this poll, then credit their senders. */
 static inline int rx_repost(vbt_ib_iface_t *c)
 {
     uint32_t n = c->rx_batch;
+    vbt_ib_peer_t *const peers = c->peers;
+    const int credits_max = c->credits_max, thresh = c->credit_thresh;
     struct ibv_recv_wr *bad;
-    int rc;
+    int rc, over = 0;
 
     c->rx_wr[n - 1].next = NULL;
     rc = ibv_post_srq_recv(c->srq, c->rx_wr, &bad);
@@ -72,11 +103,13 @@ static inline int rx_repost(vbt_ib_iface_t *c)
         vbt_ib_peer_t *p;
         if (src < 0)
             continue;
-        p = &c->peers[src];
-        p->credits += c->rx_credits[k];
-        if (c->rx_is_data[k] && ++p->owed >= c->credit_thresh)
+        p = &peers[src];
+        p->credits = vbt_ib_credits_apply(p->credits, c->rx_credits[k], credits_max, &over);
+        if (c->rx_is_data[k] && ++p->owed >= thresh)
             owe_push(c, src);
     }
+    if (unlikely(over))
+        return credits_refused(c, n);
     return 0;
 }
 

@@ -29,6 +29,7 @@
  *         min(device max_qp_init_rd_atom, 16, the peer's rd_atomic), so that heterogeneous
  *         devices agree (more than the responder holds would be refused). */
 #include "vbt_ib_int.h"
+#include "vbt_ib_wire.h"
 #include "vbt_log.h"
 
 #include <stdlib.h>
@@ -250,13 +251,17 @@ void vbt_ib_addr_pack(const vbt_ib_iface_t *c, vbt_ib_addr_t *a)
     memcpy(a->gid, c->choice.gid.raw, sizeof(a->gid));
 }
 
-vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const vbt_ib_addr_t *ra,
-                               size_t len)
+vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const void *blob, size_t len,
+                               vbt_ib_addr_t *addr_p)
 {
-    if (len != sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION) {
+    const char *bad = vbt_ib_addr_decode(blob, len, addr_p);
+    const vbt_ib_addr_t *ra = addr_p;
+
+    if (bad != NULL) {
         vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u; "
-                  "expected %zu bytes, version %u): do all ranks run the same Verbatim?",
-                  peer, len, len ? ra->version : 0, sizeof(*ra), VBT_IB_ADDR_VERSION);
+                  "expected %zu bytes, version %u): bad %s: do all ranks run the same Verbatim?",
+                  peer, len, len ? *(const uint8_t *)blob : 0, sizeof(*ra), VBT_IB_ADDR_VERSION,
+                  bad);
         return VBT_ERR_INVALID_PARAM;
     }
     if (ra->eager_limit != c->super.max_send) {

@@ -254,6 +254,8 @@ typedef struct {
     uint32_t rqpn;       /* the peer's RC QP ours is connected to (state RTS, READY) */
     uint32_t ud_qpn;     /* the peer's UD QP (valid with ah) */
     struct ibv_ah *ah;   /* towards the peer's UD QP; NULL until first needed */
+    uint8_t addr_known;  /* addr is the peer's published address (fetched, checked; ah made) */
+    vbt_ib_addr_t addr;  /* what its REQs and REPs must agree with */
     uint8_t req_pending; /* our REQ awaits a REP: retransmitted from progress */
     uint8_t warned;      /* the "has not answered" warning was given */
     uint32_t retx_ms;    /* current retransmission interval */
@@ -523,9 +525,10 @@ void vbt_ib_ah_attr(const vbt_ib_iface_t *c, struct ibv_ah_attr *ah, uint16_t li
                     const uint8_t *gid);
 /* Our address blob (the UD QP exists). */
 void vbt_ib_addr_pack(const vbt_ib_iface_t *c, vbt_ib_addr_t *a);
-/* Check a peer's published address against ours (logged at error when it does not fit). */
-vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const vbt_ib_addr_t *ra,
-                               size_t len);
+/* Decode a peer's published blob (vbt_ib_addr_decode) into *addr_p and check it against ours
+ * (logged at error when it is malformed or does not fit). */
+vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const void *blob, size_t len,
+                               vbt_ib_addr_t *addr_p);
 
 /* ---- vbt_ib_cm.c: the connection manager --------------------------------------------------- */
 /* The UD QP on the shared CQ, its registered buffers, every receive posted. After the CQ. */
@@ -540,6 +543,12 @@ vbt_status_t vbt_ib_cm_connect(vbt_ib_iface_t *c, int peer) VBT_NOINLINE_COLD;
 int vbt_ib_cm_completion(vbt_ib_iface_t *c, const struct ibv_wc *wc) VBT_NOINLINE_COLD;
 /* The first message arrived on peer's RC QP in state RTS: its QP is past RTR: ready. */
 void vbt_ib_cm_peer_ready(vbt_ib_iface_t *c, int peer) VBT_NOINLINE_COLD;
+/* Our REQ or REP about our QP for peer (state INIT or later), and sending one to peer, whose
+ * address handle exists (VBT_ERR_NO_RESOURCE when every UD send slot is taken). Apart from the
+ * connection manager itself, only a white-box test sends one it forged. */
+void vbt_ib_cm_msg_make(const vbt_ib_iface_t *c, int peer, vbt_ib_cm_type_t type,
+                        vbt_ib_cm_msg_t *m);
+vbt_status_t vbt_ib_cm_post(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *m);
 /* Retransmit due REQs (called from progress while conn_pending). */
 void vbt_ib_cm_progress(vbt_ib_iface_t *c) VBT_NOINLINE_COLD;
 

@@ -52,6 +52,13 @@
  *                         ways, a flood, a put with a message after it that must find the data
  *                         in place, a get, FADDs and CSWAPs with their old values checked; the
  *                         second instance's registration cache must not take the memory hooks
+ *   ib_transport credits  2 ranks: rank 1 returns, in a message whose credit field is well
+ *                         inside a window, 2 credits more than rank 0 has messages outstanding
+ *                         to it: rank 0 must refuse it, naming rank 1, and close the connection
+ *   ib_transport forge    3 ranks: rank 2 sends rank 0's connection manager a REQ claiming to
+ *                         be rank 1 (rank 1's published LID, GID, MTU), a REQ as itself with
+ *                         another GID, and a REP claiming to be rank 1: each dropped, naming
+ *                         the rank and the field; no QP for rank 1 made; rank 1 then connects
  *   ib_transport hello    one message from every rank to every other (connects everything)
  *   ib_transport init     init + wireup + finalize only (a singleton checks the device part)
  *   ib_transport describe the describe op on stdout, as verbatim-info prints it
@@ -1415,6 +1422,144 @@ static int deny_test(int atomic)
     return rc;
 }
 
+/* ---- a hostile peer of the transport itself (credits, forge) ----------------------------- */
+
+/* credits: rank 1 returns credits it never had: first honestly all it owes, then, in another
+ * message whose credit field alone is well inside a window, more than rank 0 has outstanding.
+ * Rank 0 must refuse it with an error naming rank 1 and close that connection. */
+static int credits_test(void)
+{
+    const int extra = 2;
+    double start;
+
+    if (proc.size != 2) {
+        fprintf(stderr, "credits: needs exactly 2 ranks\n");
+        return 1;
+    }
+    connect_pair(); /* rank 0 sent 1 message */
+    if (proc.rank == 0) {
+        vbt_status_t st = VBT_OK;
+        int n = 0;
+        for (int k = 0; k < 3; k++)
+            send_msg(1, 16, 8); /* 4 outstanding, fewer than half a window: no credit message */
+        expect(1, 8);
+        expect(1, 8);
+        start = now_s();
+        while (now_s() - start < 30 && (n = ops->progress(tl)) >= 0)
+            ;
+        if (n != VBT_ERR_PEER_FAILED || ib->peers[1].state != VBT_IB_PEER_FAILED ||
+            (st = tl->send(tl, 1, txbuf, 8, NULL, 0)) != VBT_ERR_PEER_FAILED) {
+            printf("rank 0: credits: FAIL: progress %s, send %s after the forged credits\n",
+                   vbt_status_string((vbt_status_t)n), vbt_status_string(st));
+            return 1;
+        }
+        printf("rank 0: credits: the excess was refused as expected (%s); sends to rank 1 fail "
+               "(%s)\n",
+               vbt_status_string((vbt_status_t)n), vbt_status_string(st));
+    } else {
+        long idle = 0;
+        expect(0, 16);
+        expect(0, 16);
+        expect(0, 16);
+        wait_for(0, exp_count[0]);
+        if (ib->peers[0].owed != 4) {
+            printf("rank 1: credits: FAIL: owing %d credits, expected 4\n", ib->peers[0].owed);
+            return 1;
+        }
+        send_msg(0, 8, 8);         /* honest: carries the 4 it owes */
+        ib->peers[0].owed = extra; /* the forgery: a window holds 64, this is 2 */
+        send_msg(0, 8, 8);
+        start = now_s();
+        while (now_s() - start < 3)
+            progress(&idle);
+        printf("rank 1: credits: returned %d credits more than it was sent messages\n", extra);
+    }
+    if (vbt_pmix_barrier() != VBT_OK)
+        fail("vbt_pmix_barrier", VBT_ERR_PMIX);
+    return 0;
+}
+
+/* forge: 3 ranks. Rank 2, connected to rank 0, sends rank 0's connection manager a REQ that
+ * claims to be rank 1 (rank 1's published LID, GID and MTU, a QP of rank 2's: everything but
+ * the UD QP it comes from is what rank 1 would send), one as itself with another GID, and a REP
+ * claiming to be rank 1. Rank 0 must drop each with an error naming the rank claimed and the
+ * field, make no QP for rank 1, and afterwards connect to the real rank 1 as usual. */
+static int forge_test(void)
+{
+    double start;
+    long idle = 0;
+    int rc = 0;
+
+    if (proc.size != 3) {
+        fprintf(stderr, "forge: needs exactly 3 ranks\n");
+        return 1;
+    }
+    /* Ranks 0 and 2 connect; rank 1 stays silent. */
+    if (proc.rank == 2) {
+        send_msg(0, 16, 8);
+        expect(0, 16);
+        wait_for(0, exp_count[0]);
+    } else if (proc.rank == 0) {
+        expect(2, 16);
+        wait_for(2, exp_count[2]);
+        send_msg(2, 16, 8);
+    }
+    if (proc.rank == 2) {
+        vbt_ib_cm_msg_t m;
+        vbt_ib_addr_t a1;
+        void *blob;
+        size_t len;
+        vbt_status_t st = vbt_modex_get(1, ADDR_KEY, &blob, &len);
+
+        if (st != VBT_OK || len != sizeof(a1))
+            fail("vbt_modex_get(rank 1)", st);
+        memcpy(&a1, blob, sizeof(a1));
+        free(blob);
+        for (int rep = 0; rep < 3; rep++) { /* UD may lose one */
+            vbt_ib_cm_msg_make(ib, 0, VBT_IB_CM_REQ, &m);
+            m.src = 1;
+            m.lid = a1.lid;
+            m.active_mtu = a1.active_mtu;
+            memcpy(m.gid, a1.gid, sizeof(m.gid));
+            st = vbt_ib_cm_post(ib, 0, &m); /* as rank 1 */
+            vbt_ib_cm_msg_make(ib, 0, VBT_IB_CM_REQ, &m);
+            m.gid[15] ^= 0x5a;
+            if (st == VBT_OK)
+                st = vbt_ib_cm_post(ib, 0, &m); /* as itself, another GID */
+            vbt_ib_cm_msg_make(ib, 0, VBT_IB_CM_REP, &m);
+            m.src = 1;
+            if (st == VBT_OK)
+                st = vbt_ib_cm_post(ib, 0, &m); /* a reply as rank 1 */
+            if (st != VBT_OK)
+                fail("vbt_ib_cm_post", st);
+            for (int k = 0; k < 100; k++) /* their completions free the UD send slots */
+                progress(&idle);
+        }
+        send_msg(0, 8, 8); /* done */
+    } else if (proc.rank == 0) {
+        expect(2, 8);
+        wait_for(2, exp_count[2]);
+        start = now_s(); /* the UD messages may come after the RC one */
+        while (now_s() - start < 2)
+            progress(&idle);
+        if (ib->peers[1].qp != NULL || ib->peers[1].state != VBT_IB_PEER_NONE ||
+            ib->peers[2].state != VBT_IB_PEER_READY) {
+            printf("rank 0: forge: FAIL: rank 1's QP %p, state %d; rank 2's state %d\n",
+                   (void *)ib->peers[1].qp, ib->peers[1].state, ib->peers[2].state);
+            rc = 1;
+        }
+    }
+    if (vbt_pmix_barrier() != VBT_OK)
+        fail("vbt_pmix_barrier", VBT_ERR_PMIX);
+    /* The real rank 1 connects to rank 0 (and everyone to everyone). */
+    closing();
+    if (proc.rank == 0 && rc == 0)
+        printf("rank 0: forge: the forged connection messages were dropped; rank 1 connected "
+               "for real afterwards (%d peers connected)\n",
+               ib->nconnected);
+    return rc || errors != 0;
+}
+
 /* ---- pair: two instances in this one process, no MPI ranks ------------------------------- */
 
 /* One instance playing one rank of a job of 2: what the runtime would keep for it. */
@@ -1849,6 +1994,10 @@ int main(int argc, char **argv)
         rc = idle_test();
     } else if (strcmp(mode, "access") == 0) {
         rc = access_test();
+    } else if (strcmp(mode, "credits") == 0) {
+        rc = credits_test();
+    } else if (strcmp(mode, "forge") == 0) {
+        rc = forge_test();
     } else if (strcmp(mode, "rma") == 0) {
         rc = rma_test();
     } else if (strcmp(mode, "deny-get") == 0) {
@@ -1887,7 +2036,7 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr,
                 "ib_transport: unknown mode '%s' (all, lazy, grow, busy, hello, rnr, gone, idle, "
-                "access, rma, deny-get, deny-atomic, pair, init, describe)\n",
+                "access, rma, deny-get, deny-atomic, pair, credits, forge, init, describe)\n",
                 mode);
         rc = 1;
     }
