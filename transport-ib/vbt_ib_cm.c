@@ -439,13 +439,15 @@ static int msg_valid(const vbt_ib_iface_t *c, const struct ibv_wc *wc, const cha
 
 /* Does a well-formed message come from the process its src published? Fetches that address
  * at the first message from the rank (the passive side of a connection has not needed it
- * before). 1, or 0 and the message was logged (a failed fetch was logged by the fetch). */
+ * before). 1, or 0 and the message was logged (a failed fetch was logged by the fetch, once:
+ * the rank's later messages, retransmissions, are dropped at debug). */
 static int from_published(vbt_ib_iface_t *c, const struct ibv_wc *wc, const vbt_ib_cm_msg_t *m)
 {
     vbt_ib_peer_t *p = &c->peers[m->src];
     const char *why;
 
-    if (!p->addr_known && addr_fetch(c, (int)m->src) != VBT_OK) {
+    if (!p->addr_known && (p->addr_bad || addr_fetch(c, (int)m->src) != VBT_OK)) {
+        p->addr_bad = 1;
         vbt_debug("connection manager: %s from rank %u dropped: its address is not known",
                   m->type == VBT_IB_CM_REQ ? "REQ" : "REP", m->src);
         return 0;

@@ -255,6 +255,7 @@ typedef struct {
     uint32_t ud_qpn;     /* the peer's UD QP (valid with ah) */
     struct ibv_ah *ah;   /* towards the peer's UD QP; NULL until first needed */
     uint8_t addr_known;  /* addr is the peer's published address (fetched, checked; ah made) */
+    uint8_t addr_bad;    /* fetching it failed (logged) when a message of the peer came */
     vbt_ib_addr_t addr;  /* what its REQs and REPs must agree with */
     uint8_t req_pending; /* our REQ awaits a REP: retransmitted from progress */
     uint8_t warned;      /* the "has not answered" warning was given */
