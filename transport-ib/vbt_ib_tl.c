@@ -168,12 +168,17 @@ vbt_status_t vbt_ib_open(const vbt_tl_job_t *job, const vbt_tl_upcalls_t *up,
     *addr_len_p = sizeof(a);
     vbt_info("InfiniBand: %s port %u, %s, path MTU up to %s (%s); %d credits per peer, %u "
              "receive buffers (for %d of %d peers; more as peers connect) and %u bounce buffers "
-             "of %u bytes, %u bytes inline, eager limit %zu",
+             "of %u bytes, %u bytes inline, eager limit %zu; one-sided: put%s%s",
              c->choice.name, c->choice.port,
              c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
              vbt_ib_mtu_str(c->choice.port_attr.active_mtu), c->choice.why, c->credits_max,
              c->rx_posted, c->rx_peers, c->npeers, c->sizes.bounce_count, c->stride, c->max_inline,
-             c->super.max_send);
+             c->super.max_send, (c->super.caps & VBT_TL_CAP_GET) ? ", get" : "",
+             (c->super.caps & VBT_TL_CAP_ATOMIC_FADD64) ? ", atomics"
+             : c->choice.dev_attr.atomic_cap != IBV_ATOMIC_NONE &&
+                     vbt_ib_atomic_reply_be(&c->choice)
+                 ? " (no atomics: the device returns their old values big-endian)"
+                 : "");
     *iface_p = &c->super;
     return VBT_OK;
 
