@@ -20,9 +20,8 @@
 
 #include <string.h>
 
-int vbt_ib_ctl_send(int peer, vbt_ib_msg_type_t type)
+int vbt_ib_ctl_send(vbt_ib_iface_t *c, int peer, vbt_ib_msg_type_t type)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
     vbt_ib_op_t op = type == VBT_IB_MSG_FIN ? VBT_IB_OP_FIN : VBT_IB_OP_CREDIT;
     struct ibv_send_wr *bad;
@@ -82,9 +81,8 @@ int vbt_ib_ctl_send(int peer, vbt_ib_msg_type_t type)
     return 1;
 }
 
-void vbt_ib_credit_service(void)
+void vbt_ib_credit_service(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     int i = 0;
 
     while (i < c->owe_count) {
@@ -92,7 +90,7 @@ void vbt_ib_credit_service(void)
         vbt_ib_peer_t *p = &c->peers[peer];
         /* A finalizing peer may close its QP any moment: it needs no credits any more. */
         if (p->owed < c->credit_thresh || p->fin_received ||
-            vbt_ib_ctl_send(peer, VBT_IB_MSG_CREDIT)) {
+            vbt_ib_ctl_send(c, peer, VBT_IB_MSG_CREDIT)) {
             p->owe_listed = 0;
             c->owe_list[i] = c->owe_list[--c->owe_count];
             continue;

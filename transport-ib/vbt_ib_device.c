@@ -553,10 +553,32 @@ static void describe_port(FILE *out, struct ibv_context *dev, int nports, uint8_
 #define VBT_IB_VENDOR_RXE 0xffffffu
 #define VBT_IB_VENDOR_SIW 0x626d74u
 
-int vbt_ib_device_is_software(void)
+int vbt_ib_device_is_software(const vbt_ib_choice_t *choice)
 {
-    uint32_t v = vbt_ib_ctx.choice.dev_attr.vendor_id;
+    uint32_t v = choice->dev_attr.vendor_id;
     return v == VBT_IB_VENDOR_RXE || v == VBT_IB_VENDOR_SIW;
+}
+
+/* Mellanox's IEEE OUI, the vendor id of every mlx4 and mlx5 device. */
+#define VBT_IB_VENDOR_MELLANOX 0x02c9u
+
+int vbt_ib_atomic_reply_be(const vbt_ib_choice_t *choice)
+{
+    return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+           choice->dev_attr.vendor_id == VBT_IB_VENDOR_MELLANOX;
+}
+
+static const char *atomic_cap_str(enum ibv_atomic_cap cap)
+{
+    switch (cap) {
+    case IBV_ATOMIC_NONE:
+        return "none";
+    case IBV_ATOMIC_HCA:
+        return "HCA";
+    case IBV_ATOMIC_GLOB:
+        return "global";
+    }
+    return "?";
 }
 
 void vbt_ib_describe(FILE *out)
@@ -592,12 +614,13 @@ void vbt_ib_describe(FILE *out)
         }
         fprintf(out,
                 "  %s: %s, node GUID %016llx, firmware %s, %u port(s), max QP WRs %d, "
-                "max SRQ WRs %d, max CQEs %d\n",
+                "max SRQ WRs %d, max CQEs %d, READs in flight %d/%d, atomics %s\n",
                 ibv_get_device_name(list[d]),
                 list[d]->transport_type == IBV_TRANSPORT_IB ? "InfiniBand transport"
                                                             : "not InfiniBand transport",
                 (unsigned long long)be64toh(da.node_guid), da.fw_ver[0] ? da.fw_ver : "-",
-                da.phys_port_cnt, da.max_qp_wr, da.max_srq_wr, da.max_cqe);
+                da.phys_port_cnt, da.max_qp_wr, da.max_srq_wr, da.max_cqe, da.max_qp_init_rd_atom,
+                da.max_qp_rd_atom, atomic_cap_str(da.atomic_cap));
         for (int p = 1; p <= da.phys_port_cnt; p++)
             describe_port(out, dev, da.phys_port_cnt, (uint8_t)p);
         ibv_close_device(dev);
@@ -622,9 +645,9 @@ void vbt_ib_describe(FILE *out)
                 rlim_str(rl.rlim_cur, cur, sizeof(cur)), rlim_str(rl.rlim_max, max, sizeof(max)),
                 has_cap_ipc_lock() ? "; CAP_IPC_LOCK lifts it" : "");
     /* Receive buffers are posted as peers connect: what is pinned at init, then per peer. */
-    vbt_ib_sizes(1, vbt_cfg.eager_limit, &s2);
-    vbt_ib_sizes(63, vbt_cfg.eager_limit, &s64);
-    vbt_ib_sizes(1023, vbt_cfg.eager_limit, &s1k);
+    vbt_ib_sizes(1, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s2);
+    vbt_ib_sizes(63, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s64);
+    vbt_ib_sizes(1023, vbt_cfg.eager_limit, VBT_IB_RX_FIRST_PEERS, &s1k);
     fprintf(out,
             "  Pinned per process with VBT_EAGER_LIMIT=%zu: at init about %s at 2 ranks, %s at "
             "64, %s at 1024 (receive buffers for the first %d peers),\n"

@@ -17,11 +17,11 @@
 
 #include <string.h>
 
-void vbt_ib_eager_peer_ready(int peer)
+void vbt_ib_eager_peer_ready(vbt_ib_iface_t *c, int peer)
 {
-    vbt_ib_peer_t *p = &vbt_ib_ctx.peers[peer];
+    vbt_ib_peer_t *p = &c->peers[peer];
 
-    p->credits = vbt_ib_ctx.credits_max;
+    p->credits = c->credits_max;
     p->owed = 0;
     p->sq_head = p->sq_tail = 0;
     p->unsig = p->unsig_bounce = 0;
@@ -32,10 +32,9 @@ void vbt_ib_eager_peer_ready(int peer)
 
 /* ---- errors (cold) ------------------------------------------------------------------------ */
 
-static VBT_NOINLINE_COLD int poll_failed(int rc)
+static VBT_NOINLINE_COLD int poll_failed(const vbt_ib_iface_t *c, int rc)
 {
-    vbt_error("ibv_poll_cq failed (%d): the completion queue of %s is broken", rc,
-              vbt_ib_ctx.choice.name);
+    vbt_error("ibv_poll_cq failed (%d): the completion queue of %s is broken", rc, c->choice.name);
     return VBT_ERR_IO;
 }
 
@@ -46,7 +45,7 @@ static VBT_NOINLINE_COLD int repost_failed(int rc)
 
 /* ---- credits (how they work: vbt_ib_credit.c) --------------------------------------------- */
 
-static inline void owe_push(vbt_ib_ctx_t *c, int peer)
+static inline void owe_push(vbt_ib_iface_t *c, int peer)
 {
     vbt_ib_peer_t *p = &c->peers[peer];
     if (!p->owe_listed) {
@@ -55,12 +54,43 @@ static inline void owe_push(vbt_ib_ctx_t *c, int peer)
     }
 }
 
+/* Peers of the batch that returned more credits than we granted them (vbt_ib_credits_apply):
+ * each is refused, once, with an error naming it, and its connection closed (what more it
+ * returned is not believed: it would make us overrun its receive buffers). */
+static VBT_NOINLINE_COLD int credits_refused(vbt_ib_iface_t *c, uint32_t n)
+{
+    int refused = 0;
+
+    for (uint32_t k = 0; k < n; k++) {
+        int src = c->rx_src[k];
+        vbt_ib_peer_t *p;
+        if (src < 0)
+            continue;
+        p = &c->peers[src];
+        if (p->credits <= c->credits_max)
+            continue;
+        if (p->state != VBT_IB_PEER_FAILED) { /* a failed peer's credits are moot */
+            vbt_error("rank %d returned credits for %d more messages than we had sent it (a "
+                      "window is %d): a protocol violation (do all ranks run the same "
+                      "Verbatim?); its connection is closed",
+                      src, p->credits - c->credits_max, c->credits_max);
+            vbt_ib_peer_fail(p, -1, IBV_WC_GENERAL_ERR);
+            p->fail_reported = 1;
+            refused = 1;
+        }
+        p->credits = 0;
+    }
+    return refused ? VBT_ERR_PEER_FAILED : 0;
+}
+
 /* Re-post the receive buffers collected by this poll, then credit their senders. */
-static inline int rx_repost(vbt_ib_ctx_t *c)
+static inline int rx_repost(vbt_ib_iface_t *c)
 {
     uint32_t n = c->rx_batch;
+    vbt_ib_peer_t *const peers = c->peers;
+    const int credits_max = c->credits_max, thresh = c->credit_thresh;
     struct ibv_recv_wr *bad;
-    int rc;
+    int rc, over = 0;
 
     c->rx_wr[n - 1].next = NULL;
     rc = ibv_post_srq_recv(c->srq, c->rx_wr, &bad);
@@ -73,41 +103,36 @@ static inline int rx_repost(vbt_ib_ctx_t *c)
         vbt_ib_peer_t *p;
         if (src < 0)
             continue;
-        p = &c->peers[src];
-        p->credits += c->rx_credits[k];
-        if (c->rx_is_data[k] && ++p->owed >= c->credit_thresh)
+        p = &peers[src];
+        p->credits = vbt_ib_credits_apply(p->credits, c->rx_credits[k], credits_max, &over);
+        if (c->rx_is_data[k] && ++p->owed >= thresh)
             owe_push(c, src);
     }
+    if (unlikely(over))
+        return credits_refused(c, n);
     return 0;
 }
 
 /* ---- the fast path ------------------------------------------------------------------------ */
 
-size_t vbt_ib_max_send(void)
+static VBT_NOINLINE_COLD vbt_status_t send_refused(vbt_ib_iface_t *c, int peer, size_t hdr_len,
+                                                   size_t len)
 {
-    return vbt_ib_ctx.max_send;
-}
-
-static VBT_NOINLINE_COLD vbt_status_t send_refused(int peer, size_t hdr_len, size_t len)
-{
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
     if (peer < 0 || peer >= c->size) {
         vbt_error("vbt_ib_send to rank %d: no such rank (world size %d)", peer, c->size);
         return VBT_ERR_INVALID_PARAM;
     }
-    if (hdr_len > VBT_IB_HDR_MAX || hdr_len + len > c->max_send) {
+    if (hdr_len > VBT_IB_HDR_MAX || hdr_len + len > c->super.max_send) {
         vbt_error("vbt_ib_send to rank %d: header %zu + payload %zu bytes exceed the eager limit "
                   "%zu (or the header the 64-byte maximum)",
-                  peer, hdr_len, len, c->max_send);
+                  peer, hdr_len, len, c->super.max_send);
         return VBT_ERR_INVALID_PARAM;
     }
-    return vbt_ib_peer_refused(peer, "vbt_ib_send");
+    return vbt_ib_peer_refused(c, peer, "vbt_ib_send");
 }
 
-vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
+vbt_status_t vbt_ib_peer_refused(vbt_ib_iface_t *c, int peer, const char *call)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
 
     switch (p->state) {
@@ -117,12 +142,13 @@ vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
         return VBT_ERR_NO_RESOURCE; /* our REQ is out: progress retransmits it */
     case VBT_IB_PEER_RTS:
         /* We answered its REQ but do not know its QP is past RTR: ask with our own REQ. */
-        return vbt_ib_cm_connect(peer);
+        return vbt_ib_cm_connect(c, peer);
     case VBT_IB_PEER_FAILED:
         if (!p->fail_reported) {
             char cause[256];
             p->fail_reported = 1;
-            vbt_ib_likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
+            vbt_ib_likely_cause(c, (enum ibv_wc_status)p->fail_status, p->fail_op, peer, cause,
+                                sizeof(cause));
             vbt_error("cannot send to rank %d: the connection failed earlier with %s on a %s: %s",
                       peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
                       vbt_ib_op_name(p->fail_op), cause);
@@ -135,25 +161,25 @@ vbt_status_t vbt_ib_peer_refused(int peer, const char *call)
             return VBT_ERR_UNREACHABLE;
         }
         if (!c->wired) {
-            vbt_error("%s to rank %d before vbt_ib_wireup", call, peer);
+            vbt_error("%s to rank %d before the wireup", call, peer);
             return VBT_ERR_UNREACHABLE;
         }
-        return vbt_ib_cm_connect(peer); /* the first send to it: connect */
+        return vbt_ib_cm_connect(c, peer); /* the first send to it: connect */
     }
 }
 
-static VBT_NOINLINE_COLD vbt_status_t send_post_failed(int peer, int rc, uint32_t b)
+static VBT_NOINLINE_COLD vbt_status_t send_post_failed(vbt_ib_iface_t *c, int peer, int rc,
+                                                       uint32_t b)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
     if (b != 0)
         c->bounce_free[c->bounce_nfree++] = b - 1;
-    return vbt_ib_post_failed(peer, rc, VBT_IB_OP_DATA);
+    return vbt_ib_post_failed(c, peer, rc, VBT_IB_OP_DATA);
 }
 
-vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *payload, size_t len)
+vbt_status_t vbt_ib_send(vbt_tl_iface_t *iface, int peer, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     struct ibv_send_wr *bad;
     vbt_ib_peer_t *p;
     vbt_ib_hdr_t th;
@@ -163,11 +189,11 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
     int rc;
 
     if (unlikely((unsigned)peer >= (unsigned)c->size || hdr_len > VBT_IB_HDR_MAX ||
-                 hdr_len + len > c->max_send))
-        return send_refused(peer, hdr_len, len);
+                 hdr_len + len > c->super.max_send))
+        return send_refused(c, peer, hdr_len, len);
     p = &c->peers[peer];
     if (unlikely(p->credits <= 0 || p->sq_head - p->sq_tail >= c->sq_depth))
-        return send_refused(peer, hdr_len, len);
+        return send_refused(c, peer, hdr_len, len);
 
     seq = p->sq_head;
     th.version = VBT_IB_WIRE_VERSION;
@@ -211,7 +237,7 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
     c->send_wr.send_flags = flags;
     rc = ibv_post_send(p->qp, &c->send_wr, &bad);
     if (unlikely(rc != 0))
-        return send_post_failed(peer, rc, b);
+        return send_post_failed(c, peer, rc, b);
     p->sq_bounce[seq & c->sq_mask] = b;
     p->sq_head = seq + 1;
     p->credits--;
@@ -222,23 +248,23 @@ vbt_status_t vbt_ib_send(int peer, const void *hdr, size_t hdr_len, const void *
 /* A header that is malformed, or comes from a peer not READY: 1 to go on with the message,
  * else the status to return. The first message on a QP in RTS proves the peer's QP is past
  * RTR: the connection is ready. */
-static VBT_NOINLINE_COLD int rx_unusual(vbt_ib_ctx_t *c, const struct ibv_wc *wc, const char *bad,
+static VBT_NOINLINE_COLD int rx_unusual(vbt_ib_iface_t *c, const struct ibv_wc *wc, const char *bad,
                                         const vbt_ib_hdr_t *th)
 {
     uint32_t src;
 
     if (bad != NULL)
-        return vbt_ib_bad_message(wc, bad);
+        return vbt_ib_bad_message(c, wc, bad);
     src = th->src;
     if (c->peers[src].qp == NULL || c->peers[src].qp->qp_num != wc->qp_num)
-        return vbt_ib_bad_message(wc, "src (not the rank connected to this QP)");
+        return vbt_ib_bad_message(c, wc, "src (not the rank connected to this QP)");
     if (c->peers[src].state == VBT_IB_PEER_RTS)
-        vbt_ib_cm_peer_ready((int)src);
+        vbt_ib_cm_peer_ready(c, (int)src);
     return 1;
 }
 
 /* One arrival: check the header, hand the payload up, queue the buffer for re-posting. */
-static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
+static inline int rx_one(vbt_ib_iface_t *c, const struct ibv_wc *wc)
 {
     const vbt_ib_rx_chunk_t *ch = vbt_ib_rx_chunk_of(c, wc->wr_id);
     char *buf = ch->base + (size_t)(uint32_t)wc->wr_id * c->stride;
@@ -267,42 +293,42 @@ static inline int rx_one(vbt_ib_ctx_t *c, const struct ibv_wc *wc)
     c->rx_credits[k] = th.credits;
     c->rx_is_data[k] = th.type == VBT_IB_MSG_DATA;
     if (likely(th.type == VBT_IB_MSG_DATA))
-        c->recv_cb((int)src, buf + sizeof(th), wc->byte_len - sizeof(th));
+        c->up.recv(c->up.arg, (int)src, buf + sizeof(th), wc->byte_len - sizeof(th));
     else if (th.type == VBT_IB_MSG_FIN)
         c->peers[src].fin_received = 1;
     return 0;
 }
 
-int vbt_ib_progress(void)
+int vbt_ib_progress(vbt_tl_iface_t *iface)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     struct ibv_wc wc[VBT_IB_POLL_BATCH];
     int n, fatal = 0;
 
     if (unlikely(c->in_progress))
         return 0;
     if (unlikely(c->conn_pending != 0))
-        vbt_ib_cm_progress();
+        vbt_ib_cm_progress(c);
     n = ibv_poll_cq(c->cq, VBT_IB_POLL_BATCH, wc);
     if (likely(n == 0)) {
         if (unlikely(c->owe_count != 0))
-            vbt_ib_credit_service();
+            vbt_ib_credit_service(c);
         return 0;
     }
     if (unlikely(n < 0))
-        return poll_failed(n);
+        return poll_failed(c, n);
 
     c->in_progress = 1;
     for (int i = 0; i < n; i++) {
         int st;
         if (unlikely(wc[i].status != IBV_WC_SUCCESS))
-            st = vbt_ib_wc_error(&wc[i]);
+            st = vbt_ib_wc_error(c, &wc[i]);
         else if (wc[i].wr_id & (VBT_IB_WRID_RECV | VBT_IB_WRID_UD)) {
             /* The connection manager's UD QP shares the CQ (so a blocked rank wakes for it). */
             if (likely(!(wc[i].wr_id & VBT_IB_WRID_UD)))
                 st = rx_one(c, &wc[i]);
             else
-                st = vbt_ib_cm_completion(&wc[i]);
+                st = vbt_ib_cm_completion(c, &wc[i]);
         } else {
             const vbt_ib_peer_t *p;
             p = &c->peers[(wc[i].wr_id >> VBT_IB_WRID_PEER_SHIFT) & 0xffffff];
@@ -318,7 +344,7 @@ int vbt_ib_progress(void)
             fatal = st;
     }
     if (c->owe_count != 0)
-        vbt_ib_credit_service();
+        vbt_ib_credit_service(c);
     c->in_progress = 0;
     return fatal != 0 ? fatal : n;
 }

@@ -7,24 +7,24 @@
 #include "vbt_ib_int.h"
 
 /* The chunk of a receive wr_id (masked: a corrupt wr_id cannot index out of the table). */
-static inline const vbt_ib_rx_chunk_t *vbt_ib_rx_chunk_of(const vbt_ib_ctx_t *c, uint64_t wr_id)
+static inline const vbt_ib_rx_chunk_t *vbt_ib_rx_chunk_of(const vbt_ib_iface_t *c, uint64_t wr_id)
 {
     return &c->rx_chunk[(wr_id >> VBT_IB_WRID_CHUNK_SHIFT) & (VBT_IB_RX_CHUNKS_MAX - 1)];
 }
 
-static inline char *vbt_ib_rx_buf(const vbt_ib_ctx_t *c, uint64_t wr_id)
+static inline char *vbt_ib_rx_buf(const vbt_ib_iface_t *c, uint64_t wr_id)
 {
     return vbt_ib_rx_chunk_of(c, wr_id)->base + (size_t)(uint32_t)wr_id * c->stride;
 }
 
-static inline char *vbt_ib_bounce_buf(const vbt_ib_ctx_t *c, uint32_t idx)
+static inline char *vbt_ib_bounce_buf(const vbt_ib_iface_t *c, uint32_t idx)
 {
     return c->bounce_base + (size_t)idx * c->stride;
 }
 
 /* Whether to signal the WR about to be posted on p, updating the unsignalled counters: one in
  * sig_every WRs, and one in sig_every_bounce of those holding a bounce buffer. */
-static inline int vbt_ib_sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int bounce)
+static inline int vbt_ib_sq_signal(const vbt_ib_iface_t *c, vbt_ib_peer_t *p, int bounce)
 {
     uint32_t unsig = p->unsig + 1u;
     uint32_t ub = p->unsig_bounce + (uint32_t)bounce;
@@ -40,8 +40,8 @@ static inline int vbt_ib_sq_signal(const vbt_ib_ctx_t *c, vbt_ib_peer_t *p, int 
 }
 
 /* Retire every WR of peer up to and including seq: free their bounce buffers, and report the
- * rendezvous puts whose last WRITE is among them as done. */
-static inline void vbt_ib_sq_retire(vbt_ib_ctx_t *c, vbt_ib_peer_t *p, uint32_t seq)
+ * one-sided operations whose last WR is among them as done. */
+static inline void vbt_ib_sq_retire(vbt_ib_iface_t *c, vbt_ib_peer_t *p, uint32_t seq)
 {
     uint32_t end = seq + 1;
 
@@ -60,7 +60,7 @@ static inline void vbt_ib_sq_retire(vbt_ib_ctx_t *c, vbt_ib_peer_t *p, uint32_t 
             p->sq_put[slot] = NULL;
             p->puts--;
             if (put != VBT_IB_PUT_MORE)
-                c->put_cb(put, VBT_OK);
+                c->up.rma_done(c->up.arg, put != VBT_IB_RMA_NULL ? put : NULL, VBT_OK);
         }
     }
 }

@@ -1,15 +1,18 @@
 /* Endpoints: one RC queue pair per peer, created and connected on first use (the connection
- * manager, vbt_ib_cm.c, decides when), our address in the modex, and the
- * RESET -> INIT -> RTR -> RTS state machine (after rdma-core's rc_pingpong). Also the
- * transport's init/wireup/finalize, which put the device, the eager pools, the connection
- * manager and the QPs together.
+ * manager, vbt_ib_cm.c, decides when), our address blob and the check of a peer's, and the
+ * RESET -> INIT -> RTR -> RTS state machine (after rdma-core's rc_pingpong). The instance's
+ * life cycle, which puts the device, the eager pools, the connection manager and the QPs
+ * together, is vbt_ib_tl.c.
  *
  * QP attributes (one place, here):
- *   INIT  port from the device choice, pkey index 0, access REMOTE_WRITE only: the rendezvous
- *         protocol writes into the receiver's buffer and nothing ever reads a peer's memory
- *         or does atomics on it (what a registration lets a peer write: vbt_ib_rndv.c).
- *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic =
- *         min(device max_qp_rd_atom, 16); min_rnr_timer 12 (0.64 ms, never needed while
+ *   INIT  port from the device choice, pkey index 0, access REMOTE_WRITE, plus REMOTE_READ
+ *         where the device does READs (VBT_TL_CAP_GET) and REMOTE_ATOMIC where it does
+ *         atomics (the ATOMIC caps): the QP only allows the kinds of access; which memory a
+ *         peer may reach, and how, is decided per registration (vbt_ib_rndv.c): a rendezvous
+ *         receive buffer takes remote writes only, a send buffer nothing.
+ *   RTR   path MTU = min(our port's active MTU, the peer's); max_dest_rd_atomic (the READs
+ *         and atomics of the peer in flight at once) = min(device max_qp_rd_atom, 16), sent
+ *         to the peer in our REQ or REP (rd_atomic); min_rnr_timer 12 (0.64 ms, never needed while
  *         credits hold); RoCE, or VBT_IB_GID_INDEX: GRH with the peer's GID, our GID index,
  *         hop limit 64; InfiniBand: the peer's LID, SL 0.
  *   RTS   timeout 17 (4.096 us * 2^17 = 0.54 s per try) and retry_cnt 6: a dead peer or a
@@ -22,9 +25,11 @@
  *         Not 7: Soft-RoCE (rxe, Linux 6.1) treats retry_cnt 7 as "retry forever", like
  *         rnr_retry 7, and a dead peer then hangs the sender silently (seen in the VM);
  *         rnr_retry 0: credits guarantee a posted receive, so an RNR NAK is a bug and fails at
- *         once instead of storming; max_rd_atomic = min(device max_qp_init_rd_atom, 16). */
-#include "vbt_config.h"
+ *         once instead of storming; max_rd_atomic (our READs and atomics in flight) =
+ *         min(device max_qp_init_rd_atom, 16, the peer's rd_atomic), so that heterogeneous
+ *         devices agree (more than the responder holds would be refused). */
 #include "vbt_ib_int.h"
+#include "vbt_ib_wire.h"
 #include "vbt_log.h"
 
 #include <stdlib.h>
@@ -38,9 +43,6 @@
 #define VBT_IB_MIN_RNR_TIMER 12
 #define VBT_IB_RD_ATOMIC_MAX 16
 #define VBT_IB_GRH_HOP_LIMIT 64
-#define VBT_IB_DRAIN_TIMEOUT 10000 /* ms finalize waits for acknowledgements */
-
-vbt_ib_ctx_t vbt_ib_ctx;
 
 static uint32_t random_psn(void)
 {
@@ -52,11 +54,18 @@ static uint32_t random_psn(void)
     return v & 0xffffff;
 }
 
-static int rd_atomic(int dev_max)
+static int rd_atomic(int dev_max, int peer_max)
 {
-    if (dev_max > VBT_IB_RD_ATOMIC_MAX)
+    int n = dev_max < peer_max ? dev_max : peer_max;
+
+    if (n > VBT_IB_RD_ATOMIC_MAX)
         return VBT_IB_RD_ATOMIC_MAX;
-    return dev_max > 0 ? dev_max : 1;
+    return n > 0 ? n : 1;
+}
+
+int vbt_ib_rd_atomic_offer(const vbt_ib_choice_t *choice)
+{
+    return rd_atomic(choice->dev_attr.max_qp_rd_atom, VBT_IB_RD_ATOMIC_MAX);
 }
 
 /* ---- QP creation and the state machine ---------------------------------------------------- */
@@ -64,9 +73,8 @@ static int rd_atomic(int dev_max)
 /* An RC QP on the SRQ and the shared CQ. Devices differ in how much inline data they take: ask
  * for c->max_inline, less until one is accepted, and lower c->max_inline to what was granted
  * (every QP then takes it). Failures are logged, naming who the QP was for. */
-static vbt_status_t rc_qp_new(int peer, struct ibv_qp **qp_p)
+static vbt_status_t rc_qp_new(vbt_ib_iface_t *c, int peer, struct ibv_qp **qp_p)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     struct ibv_qp_init_attr qa;
     uint32_t want = c->max_inline;
     struct ibv_qp *qp;
@@ -113,16 +121,15 @@ static vbt_status_t rc_qp_new(int peer, struct ibv_qp **qp_p)
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_qp_create(int peer)
+vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
     struct ibv_qp_attr attr;
     vbt_status_t status;
     int rc;
 
     /* Receive buffers and CQ entries for one more peer, before its QP can receive anything. */
-    status = vbt_ib_rx_reserve(peer);
+    status = vbt_ib_rx_reserve(c, peer);
     if (status != VBT_OK)
         return status;
     /* The per-slot arrays come with the connection: a rank pays for the peers it talks to. */
@@ -133,7 +140,7 @@ vbt_status_t vbt_ib_qp_create(int peer)
         status = VBT_ERR_NO_MEMORY;
         goto err_free;
     }
-    status = rc_qp_new(peer, &p->qp);
+    status = rc_qp_new(c, peer, &p->qp);
     if (status != VBT_OK)
         goto err_free;
 
@@ -141,7 +148,7 @@ vbt_status_t vbt_ib_qp_create(int peer)
     attr.qp_state = IBV_QPS_INIT;
     attr.pkey_index = 0;
     attr.port_num = c->choice.port;
-    attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+    attr.qp_access_flags = c->qp_access;
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
     status = vbt_ib_check_rc(rc, 0, "ibv_modify_qp(RESET->INIT) of the QP for rank %d", peer);
@@ -163,10 +170,9 @@ err_free:
     return status;
 }
 
-void vbt_ib_ah_attr(struct ibv_ah_attr *ah, uint16_t lid, const uint8_t *gid)
+void vbt_ib_ah_attr(const vbt_ib_iface_t *c, struct ibv_ah_attr *ah, uint16_t lid,
+                    const uint8_t *gid)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
     memset(ah, 0, sizeof(*ah));
     ah->dlid = lid;
     ah->sl = 0;
@@ -182,13 +188,12 @@ void vbt_ib_ah_attr(struct ibv_ah_attr *ah, uint16_t lid, const uint8_t *gid)
     }
 }
 
-vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, uint16_t lid,
-                               const uint8_t *gid)
+vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *m)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_ib_peer_t *p = &c->peers[peer];
-    enum ibv_mtu path_mtu = mtu < (int)c->choice.port_attr.active_mtu
-                                ? (enum ibv_mtu)mtu
+    uint32_t rqpn = m->qpn, rpsn = m->psn;
+    enum ibv_mtu path_mtu = m->active_mtu < c->choice.port_attr.active_mtu
+                                ? (enum ibv_mtu)m->active_mtu
                                 : c->choice.port_attr.active_mtu;
     struct ibv_qp_attr attr;
     vbt_status_t status;
@@ -199,9 +204,9 @@ vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, 
     attr.path_mtu = path_mtu;
     attr.dest_qp_num = rqpn;
     attr.rq_psn = rpsn;
-    attr.max_dest_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_rd_atom);
+    attr.max_dest_rd_atomic = (uint8_t)c->rd_atomic;
     attr.min_rnr_timer = VBT_IB_MIN_RNR_TIMER;
-    vbt_ib_ah_attr(&attr.ah_attr, lid, gid);
+    vbt_ib_ah_attr(c, &attr.ah_attr, m->lid, m->gid);
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                            IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
@@ -216,7 +221,7 @@ vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, 
     attr.retry_cnt = VBT_IB_QP_RETRY_CNT;
     attr.rnr_retry = VBT_IB_QP_RNR_RETRY;
     attr.sq_psn = p->psn;
-    attr.max_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_init_rd_atom);
+    attr.max_rd_atomic = (uint8_t)rd_atomic(c->choice.dev_attr.max_qp_init_rd_atom, m->rd_atomic);
     rc = ibv_modify_qp(p->qp, &attr,
                        IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                            IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
@@ -231,39 +236,38 @@ vbt_status_t vbt_ib_qp_connect(int peer, uint32_t rqpn, uint32_t rpsn, int mtu, 
     return VBT_OK;
 }
 
-/* ---- the modex ---------------------------------------------------------------------------- */
+/* ---- the address blob ---------------------------------------------------------------------- */
 
-static vbt_status_t addr_publish(void)
+void vbt_ib_addr_pack(const vbt_ib_iface_t *c, vbt_ib_addr_t *a)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    vbt_ib_addr_t a;
-
-    memset(&a, 0, sizeof(a));
-    a.version = VBT_IB_ADDR_VERSION;
-    a.link_layer = c->choice.port_attr.link_layer;
-    a.active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
-    a.use_grh = c->choice.gid_index >= 0;
-    a.lid = c->choice.port_attr.lid;
-    a.eager_limit = (uint32_t)c->max_send;
-    a.ud_qpn = c->ud_qp->qp_num;
-    memcpy(a.gid, c->choice.gid.raw, sizeof(a.gid));
-    return vbt_modex_put(VBT_IB_ADDR_KEY, &a, sizeof(a));
+    memset(a, 0, sizeof(*a));
+    a->version = VBT_IB_ADDR_VERSION;
+    a->link_layer = c->choice.port_attr.link_layer;
+    a->active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+    a->use_grh = c->choice.gid_index >= 0;
+    a->lid = c->choice.port_attr.lid;
+    a->eager_limit = (uint32_t)c->super.max_send;
+    a->ud_qpn = c->ud_qp->qp_num;
+    memcpy(a->gid, c->choice.gid.raw, sizeof(a->gid));
 }
 
-vbt_status_t vbt_ib_addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
+vbt_status_t vbt_ib_addr_check(const vbt_ib_iface_t *c, int peer, const void *blob, size_t len,
+                               vbt_ib_addr_t *addr_p)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    const char *bad = vbt_ib_addr_decode(blob, len, addr_p);
+    const vbt_ib_addr_t *ra = addr_p;
 
-    if (len != sizeof(*ra) || ra->version != VBT_IB_ADDR_VERSION) {
+    if (bad != NULL) {
         vbt_error("rank %d published a malformed InfiniBand address (%zu bytes, version %u; "
-                  "expected %zu bytes, version %u): do all ranks run the same Verbatim?",
-                  peer, len, len ? ra->version : 0, sizeof(*ra), VBT_IB_ADDR_VERSION);
-        return VBT_ERR_PMIX;
+                  "expected %zu bytes, version %u): bad %s: do all ranks run the same Verbatim?",
+                  peer, len, len ? *(const uint8_t *)blob : 0, sizeof(*ra), VBT_IB_ADDR_VERSION,
+                  bad);
+        return VBT_ERR_INVALID_PARAM;
     }
-    if (ra->eager_limit != c->max_send) {
+    if (ra->eager_limit != c->super.max_send) {
         vbt_error("VBT_EAGER_LIMIT differs between ranks: %u on rank %d, %zu on rank %d: set it "
                   "to the same value for the whole job",
-                  ra->eager_limit, peer, c->max_send, c->rank);
+                  ra->eager_limit, peer, c->super.max_send, c->rank);
         return VBT_ERR_INVALID_PARAM;
     }
     if (ra->use_grh != (c->choice.gid_index >= 0) ||
@@ -289,11 +293,10 @@ vbt_status_t vbt_ib_addr_check(int peer, const vbt_ib_addr_t *ra, size_t len)
     return VBT_OK;
 }
 
-/* ---- the transport's life cycle ----------------------------------------------------------- */
+/* ---- teardown and the probe at init ------------------------------------------------------ */
 
-static void destroy_qps(void)
+void vbt_ib_qp_destroy_all(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     for (int r = 0; c->peers != NULL && r < c->size; r++) {
         vbt_ib_peer_t *p = &c->peers[r];
         if (p->qp != NULL)
@@ -307,12 +310,8 @@ static void destroy_qps(void)
     }
 }
 
-/* What the device grants for inline data, from a QP made and dropped at once: known from the
- * start (the info line, the tests), and a device that cannot create our RC QPs at all (too
- * little RLIMIT_MEMLOCK) fails MPI_Init rather than the first send. */
-static vbt_status_t probe_inline(void)
+vbt_status_t vbt_ib_qp_probe(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     struct ibv_qp *qp;
     vbt_status_t status;
 
@@ -321,185 +320,9 @@ static vbt_status_t probe_inline(void)
         c->max_inline = 0; /* no QP will ever be made */
         return VBT_OK;
     }
-    status = rc_qp_new(-1, &qp);
+    status = rc_qp_new(c, -1, &qp);
     if (status != VBT_OK)
         return status;
     vbt_ib_check_rc(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (inline probe)");
     return VBT_OK;
-}
-
-static vbt_status_t check_device_limits(void)
-{
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    const struct ibv_device_attr *da = &c->choice.dev_attr;
-    vbt_ib_sizes_t *s = &c->sizes;
-
-    /* Only what init needs is checked here: a world that needs more of the SRQ or the CQ than
-     * the device holds fails when a connection exceeds it (vbt_ib_rx_reserve). */
-    if (da->max_srq == 0 || (uint32_t)da->max_srq_wr < s->rx_first) {
-        vbt_error("%s cannot hold %u receive buffers in a shared receive queue (max_srq %d, "
-                  "max_srq_wr %d): run fewer ranks, or use another device (VBT_IB_DEVICE)",
-                  c->choice.name, s->rx_first, da->max_srq, da->max_srq_wr);
-        return VBT_ERR_UNSUPPORTED;
-    }
-    if (s->sq_depth > (uint32_t)da->max_qp_wr) {
-        while (s->sq_depth > (uint32_t)da->max_qp_wr && s->sq_depth > 2u * VBT_IB_CTL_RESERVE)
-            s->sq_depth /= 2;
-        s->cq_size = vbt_ib_cq_entries(s, s->npeers);
-        s->cq_first = vbt_ib_cq_entries(s, s->first_peers);
-        s->pinned_bytes = vbt_ib_sizes_pinned(s, s->first_peers);
-        s->pinned_all = vbt_ib_sizes_pinned(s, s->npeers);
-    }
-    if ((uint32_t)da->max_cqe < s->cq_first) {
-        vbt_error("%s cannot hold a %u-entry completion queue (max_cqe %d): run fewer ranks",
-                  c->choice.name, s->cq_first, da->max_cqe);
-        return VBT_ERR_UNSUPPORTED;
-    }
-    return VBT_OK;
-}
-
-/* Why vbt_ib_init found no usable device: the runtime says it when a peer is unreachable. */
-static char unavailable[768];
-
-const char *vbt_ib_unavailable_reason(void)
-{
-    return unavailable;
-}
-
-vbt_status_t vbt_ib_init(const vbt_proc_info_t *proc, vbt_ib_recv_cb_t recv_cb,
-                         vbt_ib_put_cb_t put_cb)
-{
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-    char err[768], what[128];
-    vbt_status_t status;
-
-    if (c->initialized) {
-        vbt_error("vbt_ib_init called twice");
-        return VBT_ERR_INVALID_PARAM;
-    }
-    memset(c, 0, sizeof(*c));
-    c->rank = proc->rank;
-    c->size = proc->size;
-    c->npeers = proc->size - 1;
-    c->recv_cb = recv_cb;
-    c->put_cb = put_cb;
-    if (vbt_cfg.eager_limit < VBT_IB_EAGER_MIN || vbt_cfg.eager_limit > VBT_IB_EAGER_MAX) {
-        vbt_error("VBT_EAGER_LIMIT=%zu is out of range: use %u to %u bytes", vbt_cfg.eager_limit,
-                  VBT_IB_EAGER_MIN, VBT_IB_EAGER_MAX);
-        return VBT_ERR_INVALID_PARAM;
-    }
-    c->max_send = vbt_cfg.eager_limit;
-
-    status = vbt_ib_device_select(&c->choice, &c->dev, err, sizeof(err));
-    if (status == VBT_ERR_NO_DEVICE) {
-        vbt_info("InfiniBand transport unavailable: %s", err);
-        snprintf(unavailable, sizeof(unavailable), "%s", err);
-        return status;
-    }
-    if (status != VBT_OK) {
-        vbt_error("%s", err);
-        return status;
-    }
-    vbt_ib_sizes(c->npeers, c->max_send, &c->sizes);
-    status = check_device_limits();
-    if (status != VBT_OK)
-        goto err_close;
-    if (c->npeers > c->sizes.first_peers)
-        snprintf(what, sizeof(what),
-                 "the InfiniBand buffers and queues at init (receive buffers for %d of %d peers)",
-                 c->sizes.first_peers, c->npeers);
-    else
-        snprintf(what, sizeof(what), "the InfiniBand buffers and queues at init");
-    status = vbt_ib_memlock_check(c->sizes.pinned_bytes, what);
-    if (status != VBT_OK)
-        goto err_close;
-
-    c->pd = ibv_alloc_pd(c->dev);
-    status = vbt_ib_check_ptr(c->pd, 0, "ibv_alloc_pd(%s)", c->choice.name);
-    if (status != VBT_OK)
-        goto err_close;
-    c->peers = calloc((size_t)c->size, sizeof(*c->peers));
-    if (c->peers == NULL) {
-        status = VBT_ERR_NO_MEMORY;
-        goto err_dealloc_pd;
-    }
-    status = vbt_ib_eager_init();
-    if (status != VBT_OK)
-        goto err_free_peers;
-    status = vbt_ib_rndv_init();
-    if (status != VBT_OK)
-        goto err_eager_cleanup;
-
-    status = probe_inline();
-    if (status != VBT_OK)
-        goto err_rndv_cleanup;
-    status = vbt_ib_cm_init();
-    if (status != VBT_OK)
-        goto err_rndv_cleanup;
-    status = addr_publish();
-    if (status != VBT_OK)
-        goto err_cm_cleanup;
-
-    vbt_info("InfiniBand: %s port %u, %s, path MTU up to %s (%s); %d credits per peer, %u "
-             "receive buffers (for %d of %d peers; more as peers connect) and %u bounce buffers "
-             "of %u bytes, %u bytes inline, eager limit %zu",
-             c->choice.name, c->choice.port,
-             c->choice.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
-             vbt_ib_mtu_str(c->choice.port_attr.active_mtu), c->choice.why, c->credits_max,
-             c->rx_posted, c->rx_peers, c->npeers, c->sizes.bounce_count, c->stride, c->max_inline,
-             c->max_send);
-    c->initialized = 1;
-    return VBT_OK;
-
-err_cm_cleanup:
-    vbt_ib_cm_cleanup();
-err_rndv_cleanup:
-    vbt_ib_rndv_cleanup();
-err_eager_cleanup:
-    vbt_ib_eager_cleanup();
-err_free_peers:
-    free(c->peers);
-    c->peers = NULL;
-err_dealloc_pd:
-    ibv_dealloc_pd(c->pd);
-    c->pd = NULL;
-err_close:
-    ibv_close_device(c->dev);
-    c->dev = NULL;
-    return status;
-}
-
-vbt_status_t vbt_ib_wireup(void)
-{
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
-    if (!c->initialized) {
-        vbt_error("vbt_ib_wireup before a successful vbt_ib_init");
-        return VBT_ERR_INVALID_PARAM;
-    }
-    /* The modex is fenced: every peer's address can be read, so connections may start (on
-     * first use: vbt_ib_cm_connect). */
-    c->wired = 1;
-    vbt_debug("InfiniBand: %d peer(s) reachable, connected on first use", c->npeers);
-    return VBT_OK;
-}
-
-void vbt_ib_finalize(void)
-{
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
-    if (!c->initialized)
-        return;
-    c->finalizing = 1;
-    if (c->wired)
-        vbt_ib_eager_drain(VBT_IB_DRAIN_TIMEOUT);
-    vbt_debug("InfiniBand: connected to %d of %d peer(s)", c->nconnected, c->npeers);
-    destroy_qps();
-    vbt_ib_cm_cleanup();
-    vbt_ib_rndv_cleanup();
-    vbt_ib_eager_cleanup();
-    free(c->peers);
-    vbt_ib_check_rc(ibv_dealloc_pd(c->pd), 0, "ibv_dealloc_pd");
-    vbt_ib_check_rc(ibv_close_device(c->dev), 0, "ibv_close_device");
-    memset(c, 0, sizeof(*c));
 }

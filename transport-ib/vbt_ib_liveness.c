@@ -33,9 +33,8 @@
 
 #include <string.h>
 
-int vbt_ib_liveness_failure_matters(int peer)
+int vbt_ib_liveness_failure_matters(const vbt_ib_iface_t *c, int peer)
 {
-    const vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_peer_t *p = &c->peers[peer];
 
     /* A FIN that arrived before the failure was polled before it: completions come in order,
@@ -45,7 +44,7 @@ int vbt_ib_liveness_failure_matters(int peer)
 
 /* Post one zero-length RDMA WRITE to peer (READY). VBT_OK also when there is no room now (the
  * WRs filling the queue will tell of a dead peer themselves). */
-static vbt_status_t probe(vbt_ib_ctx_t *c, int peer)
+static vbt_status_t probe(vbt_ib_iface_t *c, int peer)
 {
     vbt_ib_peer_t *p = &c->peers[peer];
     struct ibv_send_wr wr, *bad;
@@ -63,7 +62,7 @@ static vbt_status_t probe(vbt_ib_ctx_t *c, int peer)
     wr.send_flags = IBV_SEND_SIGNALED;
     rc = ibv_post_send(p->qp, &wr, &bad);
     if (rc != 0)
-        return vbt_ib_post_failed(peer, rc, VBT_IB_OP_LIVENESS);
+        return vbt_ib_post_failed(c, peer, rc, VBT_IB_OP_LIVENESS);
     p->sq_bounce[seq & c->sq_mask] = 0;
     p->sq_head = seq + 1;
     /* Signalled: its completion retires the unsignalled WRs before it too. */
@@ -73,9 +72,9 @@ static vbt_status_t probe(vbt_ib_ctx_t *c, int peer)
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_check_liveness(void)
+vbt_status_t vbt_ib_check_liveness(vbt_tl_iface_t *iface)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     vbt_status_t status = VBT_OK;
     uint64_t now;
 
@@ -92,8 +91,8 @@ vbt_status_t vbt_ib_check_liveness(void)
         if (p->state == VBT_IB_PEER_READY && !p->fin_received && !p->fin_posted)
             st = probe(c, r);
         else if (p->state == VBT_IB_PEER_FAILED && !p->fail_reported &&
-                 vbt_ib_liveness_failure_matters(r))
-            st = vbt_ib_peer_refused(r, "liveness check");
+                 vbt_ib_liveness_failure_matters(c, r))
+            st = vbt_ib_peer_refused(c, r, "liveness check");
         if (st != VBT_OK && status == VBT_OK)
             status = st;
     }

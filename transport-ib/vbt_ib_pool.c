@@ -6,11 +6,12 @@
  * Memory: one region registered at init holds the first chunk of receive buffers (posted to the
  * SRQ) and every bounce buffer (non-inline sends are copied there). Buffers are `stride` bytes:
  * the 8-byte transport header plus the eager limit. The first chunk covers
- * vbt_ib_rx_first_peers peers; when a QP is about to be created for one peer more than the
- * posted buffers cover, vbt_ib_rx_reserve (the connect path, never the message path) registers
- * and posts another chunk that doubles the peers covered (at most the world) and grows the CQ
- * to match. A receive wr_id names its chunk and the buffer in it: finding the buffer is one
- * load from rx_chunk[] (as the single rx_base was), and its lkey is on the same line.
+ * VBT_IB_RX_FIRST_PEERS peers (vbt_ib_params_t: fewer in a white-box test); when a QP is about to
+ * be created for one peer more than the posted buffers cover, vbt_ib_rx_reserve (the connect path,
+ * never the message path) registers and posts another chunk that doubles the peers covered (at most
+ * the world) and grows the CQ to match. A receive wr_id names its chunk and the buffer in it:
+ * finding the buffer is one load from rx_chunk[] (as the single rx_base was), and its lkey is on
+ * the same line.
  *
  * Whole chunks are posted here (post_receives); the poll loop re-posts each buffer after its
  * callback (rx_repost, vbt_ib_eager.c). */
@@ -27,9 +28,8 @@
 /* Post every receive buffer of chunk ci to the SRQ. Its own work requests, not rx_wr[]: a chunk
  * may be added from inside vbt_ib_progress (a REQ, or a send from a receive callback, connects a
  * peer) while rx_wr[] holds buffers collected for re-posting. */
-static vbt_status_t post_receives(int ci)
+static vbt_status_t post_receives(vbt_ib_iface_t *c, int ci)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_rx_chunk_t *ch = &c->rx_chunk[ci];
     struct ibv_recv_wr wr[VBT_IB_POLL_BATCH], *bad;
     struct ibv_sge sge[VBT_IB_POLL_BATCH];
@@ -58,9 +58,8 @@ static vbt_status_t post_receives(int ci)
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_eager_init(void)
+vbt_status_t vbt_ib_eager_init(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_sizes_t *s = &c->sizes;
     struct ibv_srq_init_attr sa;
     vbt_status_t status;
@@ -188,21 +187,19 @@ vbt_status_t vbt_ib_eager_init(void)
         c->rx_sge[k].length = c->stride;
         c->rx_sge[k].lkey = c->lkey;
     }
-    status = post_receives(0);
+    status = post_receives(c, 0);
     if (status != VBT_OK)
         goto err_cleanup;
     return VBT_OK;
 
 err_cleanup:
     /* The cleanup undoes whatever part of the set-up happened (it checks each piece). */
-    vbt_ib_eager_cleanup();
+    vbt_ib_eager_cleanup(c);
     return status;
 }
 
-void vbt_ib_eager_cleanup(void)
+void vbt_ib_eager_cleanup(vbt_ib_iface_t *c)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
-
     if (c->srq != NULL)
         vbt_ib_check_rc(ibv_destroy_srq(c->srq), 0, "ibv_destroy_srq");
     if (c->cq != NULL)
@@ -235,7 +232,7 @@ void vbt_ib_eager_cleanup(void)
 
 /* The most peers, at most want and at least need, that the SRQ and the CQ (what it holds now,
  * or max_cqe when it can grow) can cover; fewer than need when even need does not fit. */
-static int peers_that_fit(const vbt_ib_ctx_t *c, int need, int want)
+static int peers_that_fit(const vbt_ib_iface_t *c, int need, int want)
 {
     uint32_t cq_max = c->cq_resizable ? (uint32_t)c->choice.dev_attr.max_cqe : c->cq_cap;
     int t = want;
@@ -246,9 +243,8 @@ static int peers_that_fit(const vbt_ib_ctx_t *c, int need, int want)
     return t;
 }
 
-vbt_status_t vbt_ib_rx_reserve(int peer)
+vbt_status_t vbt_ib_rx_reserve(vbt_ib_iface_t *c, int peer)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_sizes_t *s = &c->sizes;
     int need = c->nqps + 1, want, t, ci = c->rx_nchunks;
     vbt_ib_rx_chunk_t *ch;
@@ -334,7 +330,7 @@ vbt_status_t vbt_ib_rx_reserve(int peer)
     ch->lkey = ch->mr->lkey;
     ch->count = count;
     c->rx_nchunks = ci + 1; /* kept even if posting fails: posted buffers may lie in it */
-    status = post_receives(ci);
+    status = post_receives(c, ci);
     if (status != VBT_OK)
         return status == VBT_ERR_NO_RESOURCE ? VBT_ERR_IO : status;
     vbt_debug("receive pool: %u buffers for %d connected peers (room for %d), +%zu KiB pinned "

@@ -12,8 +12,6 @@ static uint32_t pow2_at_least(uint32_t v)
     return p;
 }
 
-int vbt_ib_rx_first_peers = VBT_IB_RX_FIRST_PEERS;
-
 /* Queue memory a hardware provider pins per QP: send WQEs with inline room. */
 static size_t qp_bytes(const vbt_ib_sizes_t *s)
 {
@@ -42,11 +40,11 @@ size_t vbt_ib_sizes_pinned(const vbt_ib_sizes_t *s, int peers)
            vbt_ib_page_align((size_t)(VBT_IB_UD_RECV + VBT_IB_UD_SEND) * VBT_IB_UD_SLOT);
 }
 
-void vbt_ib_sizes(int npeers, size_t eager_limit, vbt_ib_sizes_t *s)
+void vbt_ib_sizes(int npeers, size_t eager_limit, int first_peers, vbt_ib_sizes_t *s)
 {
     uint32_t n = npeers > 0 ? (uint32_t)npeers : 1; /* a singleton still exercises the pool */
     int credits = (int)(VBT_IB_RX_TARGET / n) - VBT_IB_CTL_RESERVE;
-    int first = vbt_ib_rx_first_peers > 0 ? vbt_ib_rx_first_peers : 1;
+    int first = first_peers > 0 ? first_peers : 1;
     uint32_t bounce;
 
     if (credits > VBT_IB_CREDITS_MAX)

@@ -14,14 +14,14 @@
 
 /* ---- blocking ----------------------------------------------------------------------------- */
 
-int vbt_ib_wait_fd(void)
+int vbt_ib_wait_fd(vbt_tl_iface_t *iface)
 {
-    return vbt_ib_ctx.channel->fd;
+    return vbt_ib_of(iface)->channel->fd;
 }
 
-vbt_status_t vbt_ib_sleep_begin(int *sleep_p)
+vbt_status_t vbt_ib_sleep_begin(vbt_tl_iface_t *iface, int *sleep_p)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     vbt_status_t status;
     int n;
 
@@ -31,16 +31,16 @@ vbt_status_t vbt_ib_sleep_begin(int *sleep_p)
     if (status != VBT_OK)
         return status;
     /* A completion that arrived before the arm raises no event: poll once more. */
-    n = vbt_ib_progress();
+    n = vbt_ib_progress(iface);
     if (n != 0)
         return n < 0 ? (vbt_status_t)n : VBT_OK;
     *sleep_p = 1;
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_sleep_end(int readable)
+vbt_status_t vbt_ib_sleep_end(vbt_tl_iface_t *iface, int readable, int timed_out)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
+    vbt_ib_iface_t *c = vbt_ib_of(iface);
     struct ibv_cq *ev_cq;
     void *ev_ctx;
 
@@ -54,21 +54,20 @@ vbt_status_t vbt_ib_sleep_end(int readable)
     return VBT_OK;
 }
 
-vbt_status_t vbt_ib_block(int timeout_ms)
+vbt_status_t vbt_ib_block(vbt_ib_iface_t *c, int timeout_ms)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     struct pollfd pfd;
     vbt_status_t status;
     int sleep, rc;
 
-    status = vbt_ib_sleep_begin(&sleep);
+    status = vbt_ib_sleep_begin(&c->super, &sleep);
     if (status != VBT_OK || !sleep)
         return status;
     pfd.fd = c->channel->fd;
     pfd.events = POLLIN;
     pfd.revents = 0;
     if (unlikely(c->conn_pending != 0)) {
-        int max = vbt_ib_max_sleep_ms();
+        int max = vbt_ib_max_sleep_ms(&c->super);
         if (timeout_ms < 0 || timeout_ms > max)
             timeout_ms = max;
     }
@@ -77,14 +76,13 @@ vbt_status_t vbt_ib_block(int timeout_ms)
         vbt_error("poll() on the completion channel of %s failed: %m", c->choice.name);
         return VBT_ERR_IO;
     }
-    return vbt_ib_sleep_end(rc > 0);
+    return vbt_ib_sleep_end(&c->super, rc > 0, rc == 0);
 }
 
 /* ---- finalize ----------------------------------------------------------------------------- */
 
-void vbt_ib_eager_drain(int timeout_ms)
+void vbt_ib_eager_drain(vbt_ib_iface_t *c, int timeout_ms)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     uint64_t deadline = vbt_now_ms() + (uint64_t)timeout_ms;
 
     for (;;) {
@@ -94,7 +92,7 @@ void vbt_ib_eager_drain(int timeout_ms)
             if (p->state != VBT_IB_PEER_READY || p->fin_received)
                 continue;
             if (!p->fin_posted)
-                vbt_ib_ctl_send(r, VBT_IB_MSG_FIN);
+                vbt_ib_ctl_send(c, r, VBT_IB_MSG_FIN);
             if (p->fin_posted && (int32_t)(p->sq_tail - p->fin_seq) > 0)
                 continue; /* our FIN, and all before it, acknowledged */
             if (p->state != VBT_IB_PEER_READY)
@@ -111,7 +109,7 @@ void vbt_ib_eager_drain(int timeout_ms)
                      pending, first, timeout_ms);
             return;
         }
-        if (vbt_ib_progress() == 0)
-            vbt_ib_block(20);
+        if (vbt_ib_progress(&c->super) == 0)
+            vbt_ib_block(c, 20);
     }
 }

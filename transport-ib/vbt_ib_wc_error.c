@@ -21,12 +21,20 @@ const char *vbt_ib_op_name(int op)
         return "RDMA write";
     case VBT_IB_OP_LIVENESS:
         return "liveness probe";
+    case VBT_IB_OP_READ:
+        return "RDMA read";
+    case VBT_IB_OP_ATOMIC:
+        return "atomic";
     }
     return "receive";
 }
 
-void vbt_ib_likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
+void vbt_ib_likely_cause(const vbt_ib_iface_t *c, enum ibv_wc_status st, int op, int peer,
+                         char *buf, size_t len)
 {
+    const char *what = op == VBT_IB_OP_READ ? "read" : op == VBT_IB_OP_ATOMIC ? "atomic" : "write";
+    int rma = op == VBT_IB_OP_WRITE || op == VBT_IB_OP_READ || op == VBT_IB_OP_ATOMIC;
+
     switch (st) {
     case IBV_WC_RETRY_EXC_ERR:
         snprintf(buf, len,
@@ -34,7 +42,7 @@ void vbt_ib_likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
                  "path to it is broken (on RoCE: a wrong GID index, see VBT_IB_GID_INDEX and "
                  "verbatim-info)%s",
                  peer,
-                 vbt_ib_device_is_software()
+                 vbt_ib_device_is_software(&c->choice)
                      ? "; or, on Soft-RoCE, a lossy link: try VBT_IB_WRITE_MAX=16k"
                      : "");
         break;
@@ -49,16 +57,24 @@ void vbt_ib_likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
         break;
     case IBV_WC_LOC_LEN_ERR:
     case IBV_WC_REM_INV_REQ_ERR:
-        snprintf(buf, len,
-                 "a message did not fit the receive buffer: do all ranks use the same "
-                 "VBT_EAGER_LIMIT?");
+        if (rma)
+            snprintf(buf, len,
+                     "rank %d found the %s invalid (an atomic's target not 8-byte aligned, a "
+                     "range its registration does not hold, or more READs in flight than it "
+                     "takes: a bug in Verbatim, please report it)",
+                     peer, what);
+        else
+            snprintf(buf, len,
+                     "a message did not fit the receive buffer: do all ranks use the same "
+                     "VBT_EAGER_LIMIT?");
         break;
     case IBV_WC_REM_ACCESS_ERR:
         snprintf(buf, len,
-                 "rank %d refused the write: no registration of its covers that range with "
-                 "remote write (its buffer was freed or unmapped while the transfer was in "
-                 "flight, or a bug in Verbatim: please report it)",
-                 peer);
+                 "rank %d refused the %s: no registration of its covers that range with "
+                 "remote %s (its memory was freed or unmapped while the transfer was in "
+                 "flight, a key or address the application got wrong, or a bug in Verbatim: "
+                 "please report it)",
+                 peer, what, op == VBT_IB_OP_ATOMIC ? "atomics" : what);
         break;
     case IBV_WC_LOC_PROT_ERR:
     case IBV_WC_LOC_ACCESS_ERR:
@@ -82,9 +98,8 @@ void vbt_ib_likely_cause(enum ibv_wc_status st, int peer, char *buf, size_t len)
     }
 }
 
-static int peer_by_qpn(uint32_t qpn)
+static int peer_by_qpn(const vbt_ib_iface_t *c, uint32_t qpn)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     for (int r = 0; r < c->size; r++) {
         if (c->peers[r].qp != NULL && c->peers[r].qp->qp_num == qpn)
             return r;
@@ -93,7 +108,7 @@ static int peer_by_qpn(uint32_t qpn)
 }
 
 /* Queue receive buffer idx for re-posting without crediting anyone. */
-static void rx_recycle(vbt_ib_ctx_t *c, uint64_t wr_id)
+static void rx_recycle(vbt_ib_iface_t *c, uint64_t wr_id)
 {
     uint32_t k = c->rx_batch++;
     c->rx_wr[k].wr_id = wr_id;
@@ -114,17 +129,16 @@ void vbt_ib_peer_fail(vbt_ib_peer_t *p, int op, int wc_status)
     p->fail_status = wc_status;
 }
 
-int vbt_ib_wc_error(const struct ibv_wc *wc)
+int vbt_ib_wc_error(vbt_ib_iface_t *c, const struct ibv_wc *wc)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     char cause[256];
     vbt_ib_peer_t *p;
     int peer, op, first;
 
     if (wc->wr_id & VBT_IB_WRID_UD)
-        return vbt_ib_cm_completion(wc);
+        return vbt_ib_cm_completion(c, wc);
     if (wc->wr_id & VBT_IB_WRID_RECV) {
-        peer = peer_by_qpn(wc->qp_num);
+        peer = peer_by_qpn(c, wc->qp_num);
         rx_recycle(c, wc->wr_id);
         if (peer < 0 || wc->status == IBV_WC_WR_FLUSH_ERR) {
             vbt_debug("receive on QP 0x%x (rank %d) flushed: %s", wc->qp_num, peer,
@@ -133,7 +147,7 @@ int vbt_ib_wc_error(const struct ibv_wc *wc)
                 vbt_ib_peer_fail(&c->peers[peer], -1, wc->status);
             return 0;
         }
-        vbt_ib_likely_cause(wc->status, peer, cause, sizeof(cause));
+        vbt_ib_likely_cause(c, wc->status, -1, peer, cause, sizeof(cause));
         vbt_error("receive from rank %d failed: %s (status %d, vendor error 0x%x): %s", peer,
                   ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, cause);
         vbt_ib_peer_fail(&c->peers[peer], -1, wc->status);
@@ -152,15 +166,16 @@ int vbt_ib_wc_error(const struct ibv_wc *wc)
     /* The WRs before this one completed (RC reports every error); this one and every one
      * after it failed, or will only be flushed. */
     vbt_ib_sq_retire(c, p, (uint32_t)wc->wr_id - 1);
-    vbt_ib_put_fail_from(peer, (uint32_t)wc->wr_id, VBT_ERR_PEER_FAILED);
+    vbt_ib_put_fail_from(c, peer, (uint32_t)wc->wr_id, VBT_ERR_PEER_FAILED);
     vbt_ib_sq_retire(c, p, (uint32_t)wc->wr_id);
     first = p->state != VBT_IB_PEER_FAILED;
     vbt_ib_peer_fail(p, op, wc->status);
 
     /* A failed liveness probe is what tells a waiting rank that an idle peer died
      * (vbt_ib_liveness.c): reported like a failed send, unless the peer said goodbye. */
-    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE &&
-        (op != VBT_IB_OP_LIVENESS || !vbt_ib_liveness_failure_matters(peer))) {
+    if (op != VBT_IB_OP_DATA && op != VBT_IB_OP_WRITE && op != VBT_IB_OP_READ &&
+        op != VBT_IB_OP_ATOMIC &&
+        (op != VBT_IB_OP_LIVENESS || !vbt_ib_liveness_failure_matters(c, peer))) {
         if (first)
             vbt_debug("%s to rank %d failed: %s: rank %d has probably exited; a later send to it "
                       "will fail",
@@ -171,11 +186,12 @@ int vbt_ib_wc_error(const struct ibv_wc *wc)
         return 0;
     p->fail_reported = 1;
     if (first || wc->status != IBV_WC_WR_FLUSH_ERR) {
-        vbt_ib_likely_cause(wc->status, peer, cause, sizeof(cause));
+        vbt_ib_likely_cause(c, wc->status, op, peer, cause, sizeof(cause));
         vbt_error("%s to rank %d failed: %s (status %d, vendor error 0x%x): %s", vbt_ib_op_name(op),
                   peer, ibv_wc_status_str(wc->status), wc->status, wc->vendor_err, cause);
     } else {
-        vbt_ib_likely_cause((enum ibv_wc_status)p->fail_status, peer, cause, sizeof(cause));
+        vbt_ib_likely_cause(c, (enum ibv_wc_status)p->fail_status, p->fail_op, peer, cause,
+                            sizeof(cause));
         vbt_error("%s to rank %d failed: the connection had failed earlier with %s on a %s: %s",
                   vbt_ib_op_name(op), peer, ibv_wc_status_str((enum ibv_wc_status)p->fail_status),
                   vbt_ib_op_name(p->fail_op), cause);
@@ -183,11 +199,10 @@ int vbt_ib_wc_error(const struct ibv_wc *wc)
     return VBT_ERR_PEER_FAILED;
 }
 
-int vbt_ib_bad_message(const struct ibv_wc *wc, const char *field)
+int vbt_ib_bad_message(vbt_ib_iface_t *c, const struct ibv_wc *wc, const char *field)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     const vbt_ib_hdr_t *th = (const vbt_ib_hdr_t *)vbt_ib_rx_buf(c, wc->wr_id);
-    int peer = peer_by_qpn(wc->qp_num);
+    int peer = peer_by_qpn(c, wc->qp_num);
 
     vbt_error("malformed message from rank %d (QP 0x%x): bad %s (%u bytes, header version %u "
               "type %u source %u credits %u): do all ranks run the same Verbatim?",
@@ -202,9 +217,8 @@ int vbt_ib_bad_message(const struct ibv_wc *wc, const char *field)
     return VBT_ERR_PEER_FAILED;
 }
 
-vbt_status_t vbt_ib_post_failed(int peer, int rc, vbt_ib_op_t op)
+vbt_status_t vbt_ib_post_failed(vbt_ib_iface_t *c, int peer, int rc, vbt_ib_op_t op)
 {
-    vbt_ib_ctx_t *c = &vbt_ib_ctx;
     vbt_status_t status;
 
     status = vbt_ib_check_rc(rc, 0, "%s to rank %d (ibv_post_send)", vbt_ib_op_name(op), peer);

@@ -87,6 +87,7 @@ typedef struct {
 } cell_t;
 
 static struct {
+    _Atomic int owned; /* a subscriber holds the queue (producers read only active) */
     _Atomic int active;
     _Atomic uintptr_t lo, hi;
     _Atomic uint64_t head; /* next position producers claim */
@@ -147,11 +148,11 @@ VBT_HOOK_FN static inline void note_range(uintptr_t start, uintptr_t end)
     record(start, end);
 }
 
-void vbt_memhook_subscribe(int on)
+int vbt_memhook_subscribe(void)
 {
+    if (atomic_exchange(&hk.owned, 1))
+        return 0;
     atomic_store(&hk.active, 0);
-    if (!on)
-        return;
     for (uint64_t i = 0; i < RING_SIZE; i++)
         atomic_store_explicit(&hk.cells[i].seq, i, memory_order_relaxed);
     atomic_store(&hk.head, 0);
@@ -162,6 +163,13 @@ void vbt_memhook_subscribe(int on)
     atomic_store(&hk.lo, 0);
     atomic_store(&hk.hi, 0);
     atomic_store(&hk.active, 1);
+    return 1;
+}
+
+void vbt_memhook_unsubscribe(void)
+{
+    atomic_store(&hk.active, 0);
+    atomic_store(&hk.owned, 0);
 }
 
 void vbt_memhook_set_span(uintptr_t lo, uintptr_t hi)

@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Start recording (the queue is emptied) or stop. One subscriber at a time. */
-void vbt_memhook_subscribe(int on);
+/* Start recording (the queue is emptied): 1, or 0 when another subscriber holds the hooks
+ * (one at a time: the queue has one consumer). Stop: only the subscriber that started does. */
+int vbt_memhook_subscribe(void);
+void vbt_memhook_unsubscribe(void);
 
 /* The address span [lo, hi) the subscriber has registrations in: events wholly outside it are
  * not recorded (the cheap case for every other free). lo == hi: nothing registered. */

@@ -192,17 +192,21 @@ static void on_memory_event(void *arg, uintptr_t start, uintptr_t end)
 vbt_status_t vbt_rcache_create(const vbt_rcache_ops_t *ops, size_t max_bytes, size_t page_size,
                                int watch_memory, vbt_rcache_t **rcache_p)
 {
-    vbt_rcache_t *rc = calloc(1, sizeof(*rc));
+    vbt_rcache_t *rc;
 
-    if (rc == NULL)
+    if (watch_memory && !vbt_memhook_subscribe())
+        return VBT_ERR_NO_RESOURCE;
+    rc = calloc(1, sizeof(*rc));
+    if (rc == NULL) {
+        if (watch_memory)
+            vbt_memhook_unsubscribe();
         return VBT_ERR_NO_MEMORY;
+    }
     rc->ops = *ops;
     rc->max_bytes = max_bytes;
     rc->page_mask = (uintptr_t)page_size - 1;
     rc->lru.lru_next = rc->lru.lru_prev = &rc->lru;
     rc->watch = watch_memory;
-    if (watch_memory)
-        vbt_memhook_subscribe(1);
     *rcache_p = rc;
     return VBT_OK;
 }
@@ -212,7 +216,7 @@ void vbt_rcache_destroy(vbt_rcache_t *rc)
     if (rc == NULL)
         return;
     if (rc->watch)
-        vbt_memhook_subscribe(0);
+        vbt_memhook_unsubscribe();
     vbt_debug("rcache: %llu hits, %llu misses, %llu evictions, %llu invalidations, %llu "
               "flushes; %zu bytes in %zu registrations at the end, peak %zu bytes",
               (unsigned long long)rc->stats.hits, (unsigned long long)rc->stats.misses,

@@ -13,8 +13,11 @@
 
 #include "vbt_status.h"
 
-/* What a registration allows beyond local reads. */
-#define VBT_RCACHE_WRITE 0x1u /* local and remote write: the target of an RDMA WRITE */
+/* What a registration allows beyond local reads (bit for bit the contract's VBT_TL_MEM_*). */
+#define VBT_RCACHE_WRITE       0x1u /* remote (and local) write: the target of an RDMA WRITE */
+#define VBT_RCACHE_READ        0x2u /* remote read: the source of a peer's RDMA READ */
+#define VBT_RCACHE_ATOMIC      0x4u /* remote atomics (and local write) */
+#define VBT_RCACHE_LOCAL_WRITE 0x8u /* the destination of our READ or of an atomic's result */
 
 /* The register op: register [addr, addr + len) (page-aligned) with exactly `need` (a
  * VBT_RCACHE_* set: no more, so no region lets a peer write where no receive needs it); on
@@ -52,8 +55,9 @@ typedef struct {
 typedef struct vbt_rcache vbt_rcache_t;
 
 /* max_bytes: registered bytes above which unused registrations are evicted (in-use ones may
- * exceed it). page_size: a power of two. watch_memory: receive the process's memory events
- * (only one cache at a time can). */
+ * exceed it). page_size: a power of two. watch_memory: receive the process's memory events;
+ * only one cache at a time can (vbt_memhook has one queue): while another one watches,
+ * VBT_ERR_NO_RESOURCE and nothing is created. */
 vbt_status_t vbt_rcache_create(const vbt_rcache_ops_t *ops, size_t max_bytes, size_t page_size,
                                int watch_memory, vbt_rcache_t **rcache_p);
 /* Deregister everything (in-use registrations too: the caller is shutting down). */

@@ -31,13 +31,18 @@ write("ib_hdr", "bad_src", ibh(src=16) + b"x")
 write("ib_hdr", "bad_credits", ibh(type_=2, credits=65))
 write("ib_hdr", "data_empty", ibh())
 write("ib_hdr", "short", b"\x01\x01\x00")
+# Credit sequences (odd bytes: we send; even: the peer returns byte >> 1 credits).
+write("ib_hdr", "credits_honest", bytes([1, 1, 1, 4, 1, 2, 1, 1, 6]))
+write("ib_hdr", "credits_over", bytes([1, 1, 4, 4]))
 
 
-# ---- CM REQ/REP: first byte = our use_grh; then version, type, mtu, use_grh, lid, reserved,
-# src, qpn, psn, eager_limit, gid ----
-def cm(use_grh=1, type_=1, mtu=3, lid=0, src=0, qpn=0x11, psn=0x123, eager=8192, version=1):
-    return bytes([use_grh]) + struct.pack("<BBBBHHIIII", version, type_, mtu, use_grh, lid, 0,
-                                          src, qpn, psn, eager) + bytes(range(16))
+# ---- CM REQ/REP: first byte = flags (bit 0: our use_grh; bit 1: a published address follows);
+# then version, type, mtu, use_grh, lid, rd_atomic, reserved, src, qpn, psn, eager_limit, gid ----
+def cm(use_grh=1, type_=1, mtu=3, lid=0, src=0, qpn=0x11, psn=0x123, eager=8192, version=2,
+       rd_atomic=16, flags=None, gid=bytes(range(16))):
+    return bytes([use_grh if flags is None else flags]) + struct.pack(
+        "<BBBBHBBIIII", version, type_, mtu, use_grh, lid, rd_atomic, 0, src, qpn, psn,
+        eager) + gid
 
 
 write("ib_cm", "req_grh", cm())
@@ -45,8 +50,38 @@ write("ib_cm", "rep_grh", cm(type_=2, src=7))
 write("ib_cm", "req_lid", cm(use_grh=0, lid=5))
 write("ib_cm", "bad_lid", cm(use_grh=0, lid=0xc000))
 write("ib_cm", "bad_qpn", cm(qpn=0x1000000))
+write("ib_cm", "bad_rd_atomic", cm(rd_atomic=0))
+write("ib_cm", "old_version", cm(version=1))
 write("ib_cm", "self", cm(src=1))
 write("ib_cm", "short", cm()[:20])
+
+
+# The published address: version, link_layer, active_mtu, use_grh, lid, reserved, eager_limit,
+# ud_qpn, gid.
+def addr(use_grh=1, mtu=3, lid=0, ud_qpn=0x22, eager=8192, version=2, link_layer=2,
+         gid=bytes(range(16))):
+    return struct.pack("<BBBBHHII", version, link_layer, mtu, use_grh, lid, 0, eager,
+                       ud_qpn) + gid
+
+
+# flags | 2, the message, the UD QP it came from, its source LID and whether known, the blob.
+def cm_from(msg_kw, src_qpn=0x22, slid=0, have_slid=0, blob=None):
+    m = cm(**msg_kw)
+    flags = m[0] | 2
+    return bytes([flags]) + m[1:] + struct.pack("<IHB", src_qpn, slid, have_slid) + (
+        addr() if blob is None else blob)
+
+
+write("ib_cm", "from_published", cm_from({}))
+write("ib_cm", "from_other_qp", cm_from({}, src_qpn=0x23))
+write("ib_cm", "from_other_gid", cm_from({"gid": bytes(16)}))
+write("ib_cm", "from_other_mtu", cm_from({"mtu": 5}))
+write("ib_cm", "from_lid", cm_from({"use_grh": 0, "lid": 5}, slid=5, have_slid=1,
+                                   blob=addr(use_grh=0, lid=5, link_layer=1)))
+write("ib_cm", "from_other_port", cm_from({"use_grh": 0, "lid": 5}, slid=6, have_slid=1,
+                                          blob=addr(use_grh=0, lid=5, link_layer=1)))
+write("ib_cm", "blob_short", cm_from({}, blob=addr()[:30]))
+write("ib_cm", "blob_bad_qpn", cm_from({}, blob=addr(ud_qpn=0)))
 
 
 # ---- p2p: version, type, flags, context_id, src, tag, len, id ----

@@ -8,8 +8,10 @@
 # the peers connected (7 ranks), and finally the failure
 # tests: receiver not ready (a credit bug must fail at once, not storm), a peer that is gone
 # (must fail in seconds with the likely cause), and liveness probes to a live and to a vanished
-# peer (idle). The device's RNR counters must not move during
-# the data runs. Exit 0 pass, 77 skip (no device), other fail.
+# peer (idle). Then the one-sided operations: get() and the atomics between ranks (a counter
+# of concurrent FADDs exact), what a registration grants them, and two instances in one
+# process. The device's RNR counters must not move during the data runs. Exit 0 pass, 77 skip
+# (no device), other fail. A hostile peer of the transport itself: verbs_hostile.sh.
 # Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
 [ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 set -u
@@ -303,6 +305,47 @@ run_mode access "rank 0: access: the WRITE into the receive buffer landed" \
     "rank 1: access: the WRITE into the send buffer was refused" \
     "RDMA write to rank 0 failed: remote access error.*rank 0 refused the write" \
     "rank 0: access: the send buffer is untouched"
+
+# One-sided: get() whole and in part, FADDs from every other rank into one counter (exact, each
+# old value once), CSWAP races, at 2 and at 4 ranks.
+for n in 2 4; do
+    out=$(timeout 600 "$MPIRUN" --oversubscribe -n $n "$prog" rma 2>&1)
+    rc=$?
+    if [ $rc -eq 77 ]; then
+        echo "note: rma: $(printf '%s\n' "$out" | grep -m 1 SKIP)"
+    elif [ $rc -ne 0 ] || [ "$(printf '%s\n' "$out" | grep -c 'rma: OK')" -ne $n ] ||
+        ! printf '%s\n' "$out" | grep -q "rank 0: rma: .* FADD counter .* exact"; then
+        echo "FAIL: rma -n $n: exit $rc"
+        printf '%s\n' "$out" | tail -30
+        fail=1
+    else
+        echo "ok: rma -n $n: $(printf '%s\n' "$out" | grep -m 1 'rank 0: rma: ' | sed 's/^rank 0: rma: //')"
+    fi
+done
+
+# What a registration grants, for get() and atomics too: memory registered for them works, a
+# rendezvous receive buffer (remote write only) refuses them.
+run_mode deny-get "rank 1: deny-get: the get of memory registered for it worked" \
+    "rank 1: deny-get: the get of the receive buffer was refused as expected" \
+    "RDMA read to rank 0 failed: remote access error.*rank 0 refused the read" \
+    "rank 0: deny-get: the receive buffer is untouched"
+run_mode deny-atomic "rank 1: deny-atomic: the atomic of memory registered for it worked" \
+    "rank 1: deny-atomic: the atomic of the receive buffer was refused as expected" \
+    "atomic to rank 0 failed: remote access error.*rank 0 refused the atomic" \
+    "rank 0: deny-atomic: the receive buffer is untouched"
+
+# Two instances in one process, no MPI ranks (the contract's promise: an instance keeps all of
+# its state): messages, put, get and atomics between them through the device.
+out=$(single pair)
+rc=$?
+if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q '^pair: OK'; then
+    echo "FAIL: pair: exit $rc"
+    printf '%s\n' "$out" | tail -30
+    fail=1
+else
+    echo "ok: pair:"
+    printf '%s\n' "$out" | grep '^pair: ' | sed 's/^/    /'
+fi
 
 [ $fail -eq 0 ] && echo "ib_transport: all passed"
 exit $fail

@@ -330,6 +330,34 @@ START_TEST(test_access_narrow)
 }
 END_TEST
 
+/* The one-sided access bits: each is granted only where asked for, a registration serves a
+ * request whose access it covers, and one that lacks a bit is registered again with it. */
+START_TEST(test_access_rma)
+{
+    vbt_rcache_t *rc = make(1 << 20, 0);
+    vbt_rcache_region_t *a, *b;
+
+    a = get(rc, BASE, PAGE, VBT_RCACHE_READ); /* a peer's get() source */
+    ck_assert_uint_eq(fake.mrs[0].access, VBT_RCACHE_READ);
+    b = get(rc, BASE + 100, 8, 0); /* a local read inside it: a hit */
+    ck_assert_ptr_eq(a, b);
+    vbt_rcache_put(rc, b);
+    b = get(rc, BASE, 8, VBT_RCACHE_ATOMIC); /* atomics: registered again, for them only */
+    ck_assert_ptr_ne(a, b);
+    ck_assert_uint_eq(b->access, VBT_RCACHE_ATOMIC);
+    vbt_rcache_put(rc, a);
+    vbt_rcache_put(rc, b);
+    a = get(rc, BASE + 5 * PAGE, PAGE, VBT_RCACHE_LOCAL_WRITE); /* our get()'s destination */
+    ck_assert_uint_eq(a->access, VBT_RCACHE_LOCAL_WRITE);
+    b = get(rc, BASE + 5 * PAGE, PAGE, VBT_RCACHE_WRITE); /* not remote write: again */
+    ck_assert_ptr_ne(a, b);
+    ck_assert_uint_eq(b->access & VBT_RCACHE_WRITE, VBT_RCACHE_WRITE);
+    vbt_rcache_put(rc, a);
+    vbt_rcache_put(rc, b);
+    vbt_rcache_destroy(rc);
+}
+END_TEST
+
 START_TEST(test_registration_failure)
 {
     vbt_rcache_t *rc = make(1 << 20, 0);
@@ -541,13 +569,34 @@ START_TEST(test_hook_overflow)
 }
 END_TEST
 
+/* The hooks have one queue: a second watching cache is refused while the first lives, and
+ * the first keeps receiving its events; once it is gone another may watch. */
+START_TEST(test_hook_one_watcher)
+{
+    vbt_rcache_t *rc = make(1 << 24, 1), *rc2 = NULL;
+    char *buf = map_at(NULL);
+
+    ck_assert_int_eq(vbt_rcache_create(&fake_ops, 1 << 24, PAGE, 1, &rc2), VBT_ERR_NO_RESOURCE);
+    ck_assert_ptr_null(rc2);
+    ck_assert_int_eq(vbt_rcache_create(&fake_ops, 0, PAGE, 0, &rc2), VBT_OK); /* not watching */
+    vbt_rcache_destroy(rc2); /* does not unsubscribe the first */
+    cache_it(rc, buf, MAP_LEN);
+    ck_assert_int_eq(munmap(buf, MAP_LEN), 0);
+    ck_assert_ptr_eq(map_at(buf), buf);
+    expect_miss(rc, buf, MAP_LEN);
+    ck_assert_int_eq(munmap(buf, MAP_LEN), 0);
+    vbt_rcache_destroy(rc);
+    rc = make(1 << 24, 1);
+    vbt_rcache_destroy(rc);
+}
+END_TEST
+
 START_TEST(test_hook_unsubscribed)
 {
     vbt_rcache_t *rc = make(1 << 24, 0); /* not watching: the hooks only forward */
     uint64_t rec0, rec1, ovf;
     char *buf = map_at(NULL);
 
-    vbt_memhook_subscribe(0);
     vbt_memhook_counts(&rec0, &ovf);
     vbt_rcache_put(rc, get(rc, (uintptr_t)buf, MAP_LEN, 0));
     munmap(buf, MAP_LEN);
@@ -572,6 +621,7 @@ int main(void)
     tcase_add_test(tc, test_invalidate);
     tcase_add_test(tc, test_access_upgrade);
     tcase_add_test(tc, test_access_narrow);
+    tcase_add_test(tc, test_access_rma);
     tcase_add_test(tc, test_registration_failure);
     suite_add_tcase(s, tc);
     tcase_add_test(th, test_hook_munmap_mmap);
@@ -583,6 +633,7 @@ int main(void)
     }
     tcase_add_test(th, test_hook_elsewhere_free);
     tcase_add_test(th, test_hook_overflow);
+    tcase_add_test(th, test_hook_one_watcher);
     tcase_add_test(th, test_hook_unsubscribed);
     suite_add_tcase(s, th);
     return vbt_check_run(s);
