@@ -482,10 +482,51 @@ static void t_get_acc(void)
     MPI_Win_free(&win);
 }
 
+/* Large operations (past every eager and fragment limit: the rendezvous path) with a strided
+ * origin, in both directions, and a large accumulate. */
+static void t_large(void)
+{
+    const size_t n = (size_t)3 << 20; /* doubles: 24 MiB per rank */
+    double *base, *src = xmalloc(sizeof(double) * n), *back = xmalloc(sizeof(double) * n / 2);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Datatype strided;
+    MPI_Win win;
+
+    MPI_Win_allocate((MPI_Aint)(sizeof(double) * n), sizeof(double), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &base, &win);
+    for (size_t i = 0; i < n; i++)
+        src[i] = (double)rank * 1e7 + (double)i;
+    MPI_Type_vector((int)(n / 2), 1, 2, MPI_DOUBLE, &strided);
+    MPI_Type_commit(&strided);
+    MPI_Win_fence(0, win);
+    MPI_Put(src, 1, strided, right, 0, (int)(n / 2), MPI_DOUBLE, win);
+    MPI_Win_fence(0, win);
+    for (size_t i = 0; i < n / 2; i++)
+        if (base[i] != (double)left * 1e7 + (double)(2 * i))
+            FAIL("large put: element %zu is %g, expected %g", i, base[i],
+                 (double)left * 1e7 + (double)(2 * i));
+    MPI_Get(back, (int)(n / 2), MPI_DOUBLE, right, 0, (int)(n / 2), MPI_DOUBLE, win);
+    MPI_Win_fence(0, win);
+    for (size_t i = 0; i < n / 2; i++)
+        if (back[i] != (double)rank * 1e7 + (double)(2 * i))
+            FAIL("large get: element %zu is %g, expected %g", i, back[i],
+                 (double)rank * 1e7 + (double)(2 * i));
+    MPI_Accumulate(src, (int)(n / 2), MPI_DOUBLE, right, 0, (int)(n / 2), MPI_DOUBLE, MPI_SUM,
+                   win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    for (size_t i = 0; i < n / 2; i++)
+        if (base[i] != (double)left * 1e7 + (double)(2 * i) + (double)left * 1e7 + (double)i)
+            FAIL("large accumulate: element %zu is %g", i, base[i]);
+    MPI_Type_free(&strided);
+    MPI_Win_free(&win);
+    free(src);
+    free(back);
+}
+
 static const mpitest_t tests[] = {
     {"fence", t_fence},     {"pscw", t_pscw},       {"lock", t_lock},
     {"shared", t_shared},   {"dynamic", t_dynamic}, {"attrs_errors", t_attrs_errors},
-    {"get_acc", t_get_acc},
+    {"get_acc", t_get_acc}, {"large", t_large},
 };
 
 int main(int argc, char **argv)
