@@ -118,6 +118,17 @@ vbt_status_t vbt_win_flush_targets(vbt_win_t *win, const uint8_t *want, int targ
 /* Record an answer's error for vbt_win_take_error. */
 void vbt_win_note_error(vbt_win_t *win, int target, const vbt_win_ack_t *ack);
 
+/* Apply one access (a request as it came from the wire) to the window memory at base, size
+ * bytes long (base NULL: a dynamic window's attached regions, the displacement an address).
+ * Fetching kinds return their results in *out_p (malloc'd, *outlen_p bytes). MPI_SUCCESS, or
+ * MPI_ERR_RMA_RANGE (nothing touched), MPI_ERR_OP or MPI_ERR_NO_MEM (logged). */
+int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
+                  const vbt_win_wblock_t *b, const char *data, void **out_p, size_t *outlen_p);
+/* Shared windows: the same, done by the origin itself in the target's part of the segment. */
+vbt_status_t vbt_win_shm_apply(vbt_win_t *w, int target, const vbt_win_req_t *h,
+                               const vbt_win_wblock_t *b, const char *data, void *rbuf,
+                               size_t rcount, vbt_dtype_t *rtype);
+
 /* Target side: serve every window's requests (the progress hook). */
 int vbt_win_progress(void *arg);
 /* Is [addr, addr + len) inside one attached region (dynamic windows)? */

@@ -90,7 +90,11 @@ static vbt_status_t round_trip(vbt_win_t *w, const uint8_t *want, int target, in
 
 vbt_status_t vbt_win_flush_targets(vbt_win_t *w, const uint8_t *want, int target, int kind)
 {
-    vbt_status_t st = round_trip(w, want, target, kind, 0);
+    vbt_status_t st;
+
+    /* The direct path's stores (shared windows) are visible before anything that follows. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    st = round_trip(w, want, target, kind, 0);
 
     if (st != VBT_OK)
         return st;
@@ -173,6 +177,7 @@ vbt_status_t vbt_win_flush(vbt_win_t *w, int target, int local)
 
     /* Puts and accumulates are packed at the origin when they start: only results can still
      * be owed to the origin's buffers. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (local)
         return vbt_win_wait_results(w, target);
     if (target >= 0) {

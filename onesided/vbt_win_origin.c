@@ -5,7 +5,8 @@
  * origin's result buffer with its datatype, under a reply tag of their own; that receive is the
  * request MPI_Rget & co return. Deviation from the two-message put (header, then the data
  * received in place): one message keeps every request in one ordered stream served whole, at
- * the price of a copy at each end. */
+ * the price of a copy at each end. Shared windows take the direct path instead
+ * (vbt_win_shm.c): the same request is applied by the origin itself to the target's memory. */
 #include "vbt_win_int.h"
 
 #include <stdlib.h>
@@ -50,7 +51,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     if (h == NULL)
         return VBT_ERR_NO_MEMORY;
     b = (vbt_win_wblock_t *)(h + 1);
-    if (fetch) {
+    if (fetch && w->seg == NULL) {
         tag = vbt_win_reply_tag(w);
         st = post_result(w, op, tag, &rreq);
         if (st == VBT_OK)
@@ -79,11 +80,20 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     } else if (datalen > 0) {
         vbt_dtype_pack(op->otype, op->obuf, op->ocount, 0, b + nb, datalen);
     }
-    st = vbt_win_send(w, op->target, VBT_WIN_TAG_REQ, h, len);
-    if (st != VBT_OK)
-        return st; /* a tracked result receive is left to complete or be freed with the window */
-    w->tgt[op->target].unflushed = 1;
-    w->fence_ops++;
+    if (w->seg != NULL) { /* a shared window: done here and now, complete on return */
+        st = vbt_win_shm_apply(w, op->target, h, b, (const char *)(b + nb), op->rbuf, op->rcount,
+                               op->rtype);
+        free(h);
+        if (st != VBT_OK)
+            return st;
+        w->fence_ops++;
+    } else {
+        st = vbt_win_send(w, op->target, VBT_WIN_TAG_REQ, h, len);
+        if (st != VBT_OK)
+            return st; /* a tracked result receive completes or goes with the window */
+        w->tgt[op->target].unflushed = 1;
+        w->fence_ops++;
+    }
     if (req_p == NULL)
         return VBT_OK;
     if (rreq == NULL) { /* nothing comes back: locally complete already */

@@ -1,9 +1,17 @@
 /* The memory of MPI_Win_allocate_shared: one POSIX shared-memory segment for the window's
  * ranks (all on one node), every rank's part contiguous after the previous one (the standard's
- * default layout; alloc_shared_noncontig is allowed to be ignored), after a header page kept
- * for the segment's own bookkeeping. Rank 0 creates it under a name made of its pid and the
+ * default layout; alloc_shared_noncontig is allowed to be ignored), after a header with one
+ * lock per rank (a cache line each). Rank 0 creates it under a name made of its pid and the
  * window's context id (unique on the node), the others map it, and it is unlinked as soon as
- * every rank has it mapped, so nothing is left behind if the job dies. */
+ * every rank has it mapped, so nothing is left behind if the job dies.
+ *
+ * Operations on a shared window never go through the target: the origin copies into or out
+ * of the target's part itself (the direct path, vbt_win_shm_apply). Accumulates take the
+ * target's lock in the header around the update. Every origin of the window takes this same
+ * path for every target, so all accumulates to a location are serialised by the one lock,
+ * which is what gives them MPI's per-element atomicity (mixing this with the target-served
+ * path would not be atomic: the two would not exclude each other). Puts and gets need no lock
+ * (MPI leaves concurrent conflicting puts undefined). */
 #include "vbt_coll.h"
 #include "vbt_log.h"
 #include "vbt_runtime.h"
@@ -11,13 +19,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VBT_WIN_SHM_HEADER 4096
+/* The header: rank r's accumulate lock is the first word of cache line r. */
+#define VBT_WIN_SHM_LINE 64
+
+static size_t header_len(int nranks)
+{
+    return ((size_t)nranks * VBT_WIN_SHM_LINE + 4095) & ~(size_t)4095;
+}
 
 typedef struct {
     int32_t node; /* the smallest world rank of the node: the same for ranks of one node */
@@ -45,7 +60,7 @@ vbt_status_t vbt_win_shm_create(vbt_win_t *w, size_t size)
 {
     shm_peer_t me = {.node = vbt_rt.proc.local_peers[0], .pid = (int32_t)getpid(), .size = size};
     shm_peer_t *all = malloc((size_t)w->size * sizeof(*all));
-    size_t total = VBT_WIN_SHM_HEADER, mine = 0;
+    size_t total = header_len(w->size), mine = 0;
     char name[64];
     vbt_status_t st;
     void *seg = MAP_FAILED;
@@ -127,4 +142,47 @@ void vbt_win_shared_query(vbt_win_t *w, int rank, size_t *size_p, int *disp_unit
     *size_p = w->peers[rank].size;
     *disp_unit_p = w->peers[rank].disp_unit;
     *base_p = (char *)w->seg + w->peers[rank].base;
+}
+
+static void lock_target(vbt_win_t *w, int target)
+{
+    uint32_t *l = (uint32_t *)((char *)w->seg + (size_t)target * VBT_WIN_SHM_LINE);
+    unsigned spins = 0;
+
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE) != 0)
+        while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0)
+            if (++spins % 256 == 0)
+                sched_yield(); /* the holder may be descheduled (oversubscribed node) */
+}
+
+static void unlock_target(vbt_win_t *w, int target)
+{
+    __atomic_store_n((uint32_t *)((char *)w->seg + (size_t)target * VBT_WIN_SHM_LINE), 0u,
+                     __ATOMIC_RELEASE);
+}
+
+vbt_status_t vbt_win_shm_apply(vbt_win_t *w, int target, const vbt_win_req_t *h,
+                               const vbt_win_wblock_t *b, const char *data, void *rbuf,
+                               size_t rcount, vbt_dtype_t *rtype)
+{
+    int atomic = h->kind == VBT_WIN_ACC || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS;
+    void *out;
+    size_t outlen;
+    int rc;
+
+    if (atomic)
+        lock_target(w, target);
+    rc = vbt_win_apply(w, (char *)w->seg + w->peers[target].base, w->peers[target].size, h, b, data,
+                       &out, &outlen);
+    if (atomic)
+        unlock_target(w, target);
+    if (rc == MPI_ERR_NO_MEM)
+        return VBT_ERR_NO_MEMORY;
+    if (rc != MPI_SUCCESS) /* the origin checked the range: only a corrupt request gets here */
+        return VBT_ERR_INVALID_PARAM;
+    if (out != NULL) {
+        vbt_dtype_unpack(rtype, rbuf, rcount, 0, out, outlen);
+        free(out);
+    }
+    return VBT_OK;
 }

@@ -129,40 +129,45 @@ static void reply(vbt_win_t *w, int origin, uint32_t tag, void *buf, size_t len)
         vbt_error("%s: cannot answer rank %d: %s", w->name, origin, vbt_status_string(st));
 }
 
-static void serve_access(vbt_win_t *w, int origin, const vbt_win_req_t *h,
-                         const vbt_win_wblock_t *b, const char *data)
+int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
+                  const vbt_win_wblock_t *b, const char *data, void **out_p, size_t *outlen_p)
 {
     int64_t lo, hi;
     uint64_t tsize = h->count * h->size;
-    char *addr;
+    char *addr, *out = NULL;
     int ok;
-    int fetch = h->kind == VBT_WIN_GET || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS;
     const vbt_op_t *op = NULL;
     MPI_Datatype basic = (MPI_Datatype)(uintptr_t)h->basic;
 
+    *out_p = NULL;
+    *outlen_p = 0;
     layout_span(b, h->nblocks, h->count, h->extent, &lo, &hi);
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    if (base == NULL) { /* dynamic: an address, inside an attached region */
         addr = (char *)(uintptr_t)h->disp;
         ok = vbt_win_region_covers(w, (uintptr_t)h->disp + (uintptr_t)lo, (size_t)(hi - lo));
     } else {
-        addr = (char *)w->base + h->disp;
-        ok = (int64_t)h->disp + lo >= 0 && (uint64_t)((int64_t)h->disp + hi) <= w->win_size;
+        addr = base + h->disp;
+        ok = (int64_t)h->disp + lo >= 0 && (uint64_t)((int64_t)h->disp + hi) <= size;
     }
+    if (!ok)
+        return MPI_ERR_RMA_RANGE;
     if (h->kind == VBT_WIN_ACC || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS) {
         op = vbt_op_get((MPI_Op)(uintptr_t)h->op);
         if (op == NULL || !vbt_op_is_predefined(op) || vbt_dtype_get(basic) == NULL ||
             vbt_op_check(op, basic, NULL) != VBT_OK) {
-            vbt_error("%s: rank %d sent an accumulate with an invalid op or datatype; dropped",
-                      w->name, origin);
-            ok = 0;
+            vbt_error("%s: an accumulate with an invalid op or datatype; dropped", w->name);
+            return MPI_ERR_OP;
         }
     }
-    if (!ok || tsize == 0) {
-        if (!ok)
-            note_target_error(w, origin, h->kind, h->disp, (uint64_t)(hi - lo));
-        if (fetch) /* the origin waits for its results: an empty answer */
-            reply(w, origin, h->reply_tag, NULL, 0);
-        return;
+    if (tsize == 0)
+        return MPI_SUCCESS;
+    if (h->kind == VBT_WIN_GET || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS) {
+        out = malloc(h->kind == VBT_WIN_CAS ? h->size : tsize);
+        if (out == NULL) {
+            vbt_error("%s: no memory for %llu bytes of results", w->name,
+                      (unsigned long long)tsize);
+            return MPI_ERR_NO_MEM;
+        }
     }
     switch (h->kind) {
     case VBT_WIN_PUT:
@@ -172,33 +177,39 @@ static void serve_access(vbt_win_t *w, int origin, const vbt_win_req_t *h,
         accumulate(addr, b, h->nblocks, h->count, h->extent, data, op, basic);
         break;
     case VBT_WIN_GET:
-    case VBT_WIN_GET_ACC: {
-        char *out = malloc(tsize);
-        if (out == NULL) {
-            vbt_error("%s: no memory for %llu bytes of results for rank %d", w->name,
-                      (unsigned long long)tsize, origin);
-            reply(w, origin, h->reply_tag, NULL, 0);
-            return;
-        }
+    case VBT_WIN_GET_ACC:
         gather(addr, b, h->nblocks, h->count, h->extent, out);
         if (h->kind == VBT_WIN_GET_ACC && h->datalen > 0)
             accumulate(addr, b, h->nblocks, h->count, h->extent, data, op, basic);
-        reply(w, origin, h->reply_tag, out, tsize);
+        *outlen_p = tsize;
         break;
-    }
-    case VBT_WIN_CAS: {
-        char *out = malloc(h->size);
-        if (out == NULL) {
-            reply(w, origin, h->reply_tag, NULL, 0);
-            return;
-        }
+    case VBT_WIN_CAS:
         memcpy(out, addr, h->size);
         if (memcmp(addr, data, h->size) == 0)
             memcpy(addr, data + h->size, h->size);
-        reply(w, origin, h->reply_tag, out, h->size);
+        *outlen_p = h->size;
         break;
     }
+    *out_p = out;
+    return MPI_SUCCESS;
+}
+
+static void serve_access(vbt_win_t *w, int origin, const vbt_win_req_t *h,
+                         const vbt_win_wblock_t *b, const char *data)
+{
+    int fetch = h->kind == VBT_WIN_GET || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS;
+    void *out;
+    size_t outlen;
+    int rc = vbt_win_apply(w, w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base,
+                           w->win_size, h, b, data, &out, &outlen);
+
+    if (rc == MPI_ERR_RMA_RANGE) {
+        int64_t lo, hi;
+        layout_span(b, h->nblocks, h->count, h->extent, &lo, &hi);
+        note_target_error(w, origin, h->kind, h->disp + (uint64_t)lo, (uint64_t)(hi - lo));
     }
+    if (fetch) /* the origin waits for its results (an empty answer after an error) */
+        reply(w, origin, h->reply_tag, out, outlen);
 }
 
 /* One request, checked against its length before anything in it is used. */

@@ -244,14 +244,30 @@ static void t_shared(void)
     MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &theirs);
     CHECK(sz == (MPI_Aint)(sizeof(int) * N));
     MPI_Barrier(node);
-    /* Accumulate into the right neighbour's element 0 through the window. */
-    int one = 1;
+    /* Accumulate into the right neighbour's element 0 through the window; a counter in rank
+     * 0's last element that everybody increments (the direct path's lock makes it atomic);
+     * a strided get of the neighbour's part. */
+    int one = 1, old, got[N / 2];
+    MPI_Datatype every_other;
     MPI_Accumulate(&one, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_SUM, win);
+    for (int k = 0; k < 100; k++)
+        MPI_Fetch_and_op(&one, &old, MPI_INT, 0, N - 1, MPI_SUM, win);
+    MPI_Type_vector(N / 2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Get(got, N / 2, MPI_INT, right, 1, 1, every_other, win);
+    MPI_Win_flush(right, win);
+    for (int i = 0; i < N / 2 - 1; i++) /* the last is the counter */
+        if (got[i] != value(right, right, 1 + 2 * i))
+            FAIL("shared: strided get element %d is %d, expected %d", i, got[i],
+                 value(right, right, 1 + 2 * i));
+    MPI_Type_free(&every_other);
     MPI_Win_unlock_all(win);
     MPI_Barrier(node);
     MPI_Win_sync(win);
     if (mine[0] != value(nrank, nrank, 0) + 1)
         FAIL("shared: accumulate gave %d, expected %d", mine[0], value(nrank, nrank, 0) + 1);
+    if (nrank == 0 && mine[N - 1] != value(0, 0, N - 1) + 100 * nsize)
+        FAIL("shared: counter is %d, expected %d", mine[N - 1], value(0, 0, N - 1) + 100 * nsize);
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
 }
@@ -492,8 +508,8 @@ static void t_large(void)
     MPI_Datatype strided;
     MPI_Win win;
 
-    MPI_Win_allocate((MPI_Aint)(sizeof(double) * n), sizeof(double), MPI_INFO_NULL,
-                     MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate((MPI_Aint)(sizeof(double) * n), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                     &base, &win);
     for (size_t i = 0; i < n; i++)
         src[i] = (double)rank * 1e7 + (double)i;
     MPI_Type_vector((int)(n / 2), 1, 2, MPI_DOUBLE, &strided);
@@ -511,8 +527,7 @@ static void t_large(void)
         if (back[i] != (double)rank * 1e7 + (double)(2 * i))
             FAIL("large get: element %zu is %g, expected %g", i, back[i],
                  (double)rank * 1e7 + (double)(2 * i));
-    MPI_Accumulate(src, (int)(n / 2), MPI_DOUBLE, right, 0, (int)(n / 2), MPI_DOUBLE, MPI_SUM,
-                   win);
+    MPI_Accumulate(src, (int)(n / 2), MPI_DOUBLE, right, 0, (int)(n / 2), MPI_DOUBLE, MPI_SUM, win);
     MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     for (size_t i = 0; i < n / 2; i++)
         if (base[i] != (double)left * 1e7 + (double)(2 * i) + (double)left * 1e7 + (double)i)
