@@ -893,6 +893,9 @@ VBT_MPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 VBT_MPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
 VBT_MPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
 VBT_MPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+VBT_MPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
+VBT_MPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 VBT_MPI_DECL(int, Comm_create_keyval,
              (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
               MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
@@ -1065,6 +1068,24 @@ VBT_MPI_DECL(int, Win_flush_all, (MPI_Win win));
 VBT_MPI_DECL(int, Win_flush_local, (int rank, MPI_Win win));
 VBT_MPI_DECL(int, Win_flush_local_all, (MPI_Win win));
 VBT_MPI_DECL(int, Win_sync, (MPI_Win win));
+VBT_MPI_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info));
+VBT_MPI_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
+
+/* Group "info": info objects (Sec. 10). Callable before MPI_Init and after MPI_Finalize too. */
+VBT_MPI_DECL(int, Info_create, (MPI_Info *info));
+VBT_MPI_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info));
+VBT_MPI_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value));
+VBT_MPI_DECL(int, Info_get,
+             (MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+VBT_MPI_DECL(int, Info_get_string,
+             (MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+VBT_MPI_DECL(int, Info_get_valuelen,
+             (MPI_Info info, const char *key, int *valuelen, int *flag));
+VBT_MPI_DECL(int, Info_delete, (MPI_Info info, const char *key));
+VBT_MPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
+VBT_MPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
+VBT_MPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
+VBT_MPI_DECL(int, Info_free, (MPI_Info *info));
 /* clang-format on */
 
 #undef VBT_MPI_DECL

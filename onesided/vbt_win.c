@@ -3,6 +3,7 @@
 #include "vbt_attr.h"
 #include "vbt_coll.h"
 #include "vbt_errhandler.h"
+#include "vbt_info.h"
 #include "vbt_log.h"
 #include "vbt_win_int.h"
 
@@ -51,6 +52,7 @@ static void win_destroy(vbt_win_t *w)
     if (w->post_group != NULL)
         vbt_group_release(w->post_group);
     vbt_errhandler_release(w->errhandler);
+    vbt_info_release(w->hints);
     free(w->peers);
     free(w->tgt);
     free(w->errors);

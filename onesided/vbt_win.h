@@ -30,6 +30,7 @@ struct vbt_win_pending;
 struct vbt_win_inbox;
 struct vbt_win_region;
 struct vbt_win_lockq;
+struct vbt_info;
 
 /* What this rank knows of each rank's part of the window (allgathered at creation). */
 typedef struct {
@@ -87,6 +88,7 @@ typedef struct vbt_win {
     uint64_t rep_disp, rep_len;
     /* Attributes, names, error handler. */
     MPI_Errhandler errhandler;
+    struct vbt_info *hints; /* the info hints kept (runtime/api/win_info.c), or NULL */
     struct vbt_attr *attrs;
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;

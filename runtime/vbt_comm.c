@@ -18,6 +18,7 @@
 #include "vbt_attr.h"
 #include "vbt_comm_agree.h"
 #include "vbt_errhandler.h"
+#include "vbt_info.h"
 #include "vbt_log.h"
 #include "vbt_request.h"
 #include "vbt_topo.h"
@@ -164,6 +165,8 @@ static void destroy(vbt_comm_t *comm)
     vbt_attr_delete_all_quiet(comm);
     vbt_topo_free(comm->topo);
     comm->topo = NULL;
+    vbt_info_release(comm->hints);
+    comm->hints = NULL;
     vbt_group_release(comm->group);
     vbt_errhandler_release(comm->errhandler);
     comm->errhandler = MPI_ERRORS_ARE_FATAL;

@@ -37,9 +37,10 @@ typedef struct vbt_comm {
     int freed;    /* MPI_Comm_free'd: destroyed once nothing uses it any more */
     struct vbt_attr *attrs;
     struct vbt_topo *topo;
-    struct vbt_comm *next; /* the list of freed communicators still in use */
-    int named;             /* name was given (MPI_Comm_set_name, or predefined); else it is only for
-                              messages, and MPI_Comm_get_name says "" as the standard wants */
+    struct vbt_info *hints; /* the info hints kept (MPI_Comm_set_info), or NULL for none */
+    struct vbt_comm *next;  /* the list of freed communicators still in use */
+    int named; /* name was given (MPI_Comm_set_name, or predefined); else it is only for
+                  messages, and MPI_Comm_get_name says "" as the standard wants */
     char name[MPI_MAX_OBJECT_NAME];
 } vbt_comm_t;
 

@@ -4,6 +4,7 @@
 #include "vbt_config.h"
 #include "vbt_datatype.h"
 #include "vbt_group.h"
+#include "vbt_info.h"
 #include "vbt_log.h"
 #include "vbt_message.h"
 #include "vbt_op.h"
@@ -84,6 +85,8 @@ vbt_status_t vbt_runtime_finalize(void)
     vbt_p2p_cleanup();
     vbt_request_cleanup();
     vbt_comm_cleanup_predefined();
+    vbt_info_cleanup(); /* after the comms, which hold their hints */
+    vbt_info_env_cleanup();
     vbt_datatype_cleanup(); /* after the requests and comms that may hold type references */
     vbt_group_cleanup();    /* after the comms, which hold their groups */
     vbt_op_cleanup();

@@ -2,6 +2,7 @@
  * context id, gathering split colours) is in runtime/vbt_comm.c. */
 #include "vbt_api_comm.h"
 #include "vbt_api_p2p.h"
+#include "vbt_api_info.h"
 #include "vbt_attr.h"
 #include "vbt_topo.h"
 
@@ -26,6 +27,9 @@ int vbt_api_comm_dup_extras(vbt_comm_t *old, vbt_comm_t *c, const char *call)
 
     if (rc == MPI_SUCCESS && old->topo != NULL)
         status = vbt_topo_dup(old->topo, c->rank, &c->topo);
+    /* MPI_Comm_dup keeps the hints too (MPI-4.1 Sec. 7.4.2). */
+    if (rc == MPI_SUCCESS && status == VBT_OK && old->hints != NULL)
+        status = vbt_info_dup(old->hints, &c->hints);
     if (rc == MPI_SUCCESS && status == VBT_OK)
         return MPI_SUCCESS;
     /* Undo: what was copied is deleted again through its callbacks. */
@@ -86,12 +90,14 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    vbt_info_t *ignored;
     int color;
 
     VBT_API_ENTER("MPI_Comm_split_type");
     VBT_API_COMM(c, comm, "MPI_Comm_split_type");
     VBT_API_PTR(c, "MPI_Comm_split_type", newcomm, "newcomm");
-    (void)info; /* no info key changes what we do */
+    /* Checked, then ignored: no info key changes how we split. */
+    VBT_API_CHECK(vbt_api_check_info(c, "MPI_Comm_split_type", "info", info, &ignored));
     switch (split_type) {
     case MPI_COMM_TYPE_SHARED:
         /* One colour per node: the smallest world rank on it. */

@@ -2,6 +2,7 @@
 #include "vbt_api.h"
 #include "vbt_win.h"
 #include "vbt_attr.h"
+#include "vbt_info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ VBT_PMPI_ALIAS(Query_thread)
 VBT_PMPI_ALIAS(Is_thread_main)
 VBT_PMPI_ALIAS(Abort)
 
-static int init_common(const char *call, int required, int *provided)
+static int init_common(const char *call, int *argc, char ***argv, int required, int *provided)
 {
     vbt_status_t status;
     int ignored;
@@ -36,24 +37,26 @@ static int init_common(const char *call, int required, int *provided)
         return vbt_error_raise(NULL, call, vbt_status_to_errclass(status),
                                "initialisation failed: %s (the lines above say why)",
                                vbt_status_string(status));
+    /* MPI_INFO_ENV from the arguments; MPI_Init(NULL, NULL) reads /proc/self/cmdline. */
+    status = vbt_info_env_init(argc != NULL && argv != NULL ? *argc : 0,
+                               argc != NULL && argv != NULL ? *argv : NULL);
+    if (status != VBT_OK)
+        return vbt_error_raise(NULL, call, vbt_status_to_errclass(status),
+                               "MPI_INFO_ENV could not be filled: %s", vbt_status_string(status));
     return MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    return init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+    return init_common("MPI_Init", argc, argv, MPI_THREAD_SINGLE, NULL);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    (void)argc;
-    (void)argv;
     if (provided == NULL)
         return vbt_error_raise(NULL, "MPI_Init_thread", MPI_ERR_ARG,
                                "argument provided is NULL; pass the address of an int");
-    return init_common("MPI_Init_thread", required, provided);
+    return init_common("MPI_Init_thread", argc, argv, required, provided);
 }
 
 int PMPI_Finalize(void)

@@ -1,6 +1,7 @@
 /* Process topologies: Cartesian grids, graphs and distributed graphs (adjacent form). Ranks are
  * never reordered (reorder is a hint the standard lets us ignore). */
 #include "vbt_api_comm.h"
+#include "vbt_api_info.h"
 #include "vbt_comm_agree.h"
 #include "vbt_topo.h"
 
@@ -425,12 +426,14 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 {
     vbt_comm_t *nc = NULL;
     vbt_topo_t *t = NULL;
+    vbt_info_t *ignored;
     vbt_status_t status;
 
     VBT_API_ENTER("MPI_Dist_graph_create_adjacent");
     VBT_API_COMM(c, comm_old, "MPI_Dist_graph_create_adjacent");
     VBT_API_PTR(c, "MPI_Dist_graph_create_adjacent", comm_dist_graph, "comm_dist_graph");
-    (void)info;
+    /* Checked, then ignored: no info key changes the graph we build. */
+    VBT_API_CHECK(vbt_api_check_info(c, "MPI_Dist_graph_create_adjacent", "info", info, &ignored));
     (void)reorder;
     VBT_API_CHECK(check_nodes(c, "MPI_Dist_graph_create_adjacent", "in", indegree, sources));
     VBT_API_CHECK(check_nodes(c, "MPI_Dist_graph_create_adjacent", "out", outdegree, destinations));
@@ -556,13 +559,15 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 {
     vbt_comm_t *nc = NULL;
     vbt_topo_t *t = NULL;
+    vbt_info_t *ignored;
     vbt_status_t status;
     long long nedges = 0;
 
     VBT_API_ENTER("MPI_Dist_graph_create");
     VBT_API_COMM(c, comm_old, "MPI_Dist_graph_create");
     VBT_API_PTR(c, "MPI_Dist_graph_create", comm_dist_graph, "comm_dist_graph");
-    (void)info;
+    /* Checked, then ignored: no info key changes the graph we build. */
+    VBT_API_CHECK(vbt_api_check_info(c, "MPI_Dist_graph_create", "info", info, &ignored));
     (void)reorder;
     if (n < 0)
         return vbt_error_raise(c, "MPI_Dist_graph_create", MPI_ERR_ARG,

@@ -16,8 +16,12 @@ int vbt_api_win_failed(vbt_win_t *w, const char *call, vbt_status_t st)
     __attribute__((noinline, cold));
 /* After a synchronisation: raise the first error a target reported, if any. */
 int vbt_api_win_reported(vbt_win_t *w, const char *call);
-/* The info argument of a window call: MPI_INFO_NULL or a valid info object. */
-int vbt_api_win_check_info(vbt_comm_t *c, const char *call, MPI_Info info);
+/* The info argument of a window call: MPI_INFO_NULL or a valid info object (*info_p; NULL
+ * for MPI_INFO_NULL). */
+int vbt_api_win_check_info(vbt_comm_t *c, const char *call, MPI_Info info,
+                           struct vbt_info **info_p);
+/* Keep the window hints of info on w (win_info.c); VBT_ERR_NO_MEMORY is the only failure. */
+vbt_status_t vbt_api_win_set_hints(vbt_win_t *w, const struct vbt_info *info);
 
 /* Resolve a window handle or raise MPI_ERR_WIN from _call. */
 #define VBT_API_WIN(_var, _handle, _call)                                                          \

@@ -1,6 +1,7 @@
 /* Window creation in each flavor, MPI_Win_free, the shared and dynamic windows' own calls, and
  * MPI_Alloc_mem / MPI_Free_mem. */
 #include "vbt_api_comm.h"
+#include "vbt_api_info.h"
 #include "vbt_api_win.h"
 #include "vbt_attr.h"
 
@@ -59,20 +60,14 @@ int vbt_api_win_reported(vbt_win_t *w, const char *call)
     return err == 0 ? MPI_SUCCESS : vbt_api_win_raise(w, call, err, "%s", why);
 }
 
-int vbt_api_win_check_info(vbt_comm_t *c, const char *call, MPI_Info info)
+int vbt_api_win_check_info(vbt_comm_t *c, const char *call, MPI_Info info, struct vbt_info **info_p)
 {
-    /* No info key changes what a window does; MPI_INFO_NULL is the only info object there is
-     * until MPI_Info_create exists. */
-    if (info == MPI_INFO_NULL)
-        return MPI_SUCCESS;
-    return vbt_error_raise(c, call, MPI_ERR_INFO,
-                           "argument info (handle %#lx) is not a valid info object; pass "
-                           "MPI_INFO_NULL",
-                           (unsigned long)(uintptr_t)info);
+    return vbt_api_check_info(c, call, "info", info, info_p);
 }
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    vbt_info_t *i;
     void *p;
 
     VBT_API_ENTER("MPI_Alloc_mem");
@@ -80,7 +75,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     if (size < 0)
         return vbt_error_raise(NULL, "MPI_Alloc_mem", MPI_ERR_SIZE,
                                "argument size is %ld; it must be 0 or more", (long)size);
-    VBT_API_CHECK(vbt_api_win_check_info(NULL, "MPI_Alloc_mem", info));
+    VBT_API_CHECK(vbt_api_win_check_info(NULL, "MPI_Alloc_mem", info, &i)); /* no key used */
     p = vbt_mem_alloc((size_t)size);
     if (p == NULL)
         return vbt_error_raise(NULL, "MPI_Alloc_mem", MPI_ERR_NO_MEM,
@@ -109,6 +104,7 @@ static int create(const char *call, int flavor, void *base, MPI_Aint size, MPI_A
                   MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     vbt_win_t *w;
+    vbt_info_t *i;
     void *b = NULL;
     vbt_status_t st;
 
@@ -129,7 +125,7 @@ static int create(const char *call, int flavor, void *base, MPI_Aint size, MPI_A
         return vbt_error_raise(c, call, MPI_ERR_BASE,
                                "argument base is NULL with size %ld; pass the memory to expose",
                                (long)size);
-    VBT_API_CHECK(vbt_api_win_check_info(c, call, info));
+    VBT_API_CHECK(vbt_api_win_check_info(c, call, info, &i));
     st = vbt_win_create(c, flavor, base, (size_t)size, (int)disp_unit, &b, &w);
     if (st == VBT_ERR_UNREACHABLE)
         return vbt_error_raise(c, call, MPI_ERR_RMA_SHARED,
@@ -144,6 +140,9 @@ static int create(const char *call, int flavor, void *base, MPI_Aint size, MPI_A
                                (long)size);
     if (st != VBT_OK)
         return vbt_api_failed(c, call, st);
+    st = vbt_api_win_set_hints(w, i);
+    if (st != VBT_OK)
+        return vbt_api_win_failed(w, call, st); /* the window exists: free it as usual */
     if (baseptr != NULL)
         *(void **)baseptr = b;
     *win = vbt_win_handle(w);

@@ -1,7 +1,9 @@
 # Sourced after lib.sh by the tests of a rank that dies mid-exchange (fault_kill.sh natively,
 # verbs_fault.sh over verbs): kill_run runs one job of the fault program and checks how it
 # ended. FAULT_ENV (default empty): VAR=value words set for every job (e.g.
-# VBT_TRANSPORTS=self,ib). The caller prints the worst time ($worst, over $nruns jobs).
+# VBT_TRANSPORTS=self,ib). FAULT_TIMEOUT (default 60): seconds after which a job counts as hung
+# and is ended (timeout's exit 124): a guard against hangs, not the measure, which is
+# LIMIT_MS from the death to mpirun's end. The caller prints the worst time ($worst, over $nruns jobs).
 FAULT=$abs_top_builddir/test/integration/fault
 [ -x "$FAULT" ] || { failed "$FAULT is not built"; finish; }
 pidhost="\\(pid [0-9]+ on $HOST\\)"
@@ -18,7 +20,7 @@ kill_run() {
     progress=$1 np=$2 loop=$3 victim=$4 how=$5 n=$6
     what="$how: rank $victim of $np in $loop, VBT_PROGRESS=$progress"
     nruns=$((nruns + 1))
-    env ${FAULT_ENV:-} VBT_PROGRESS=$progress timeout 60 "$MPIRUN" --oversubscribe -n "$np" \
+    env ${FAULT_ENV:-} VBT_PROGRESS=$progress timeout "${FAULT_TIMEOUT:-60}" "$MPIRUN" --oversubscribe -n "$np" \
         "$FAULT" "$loop" "$victim" "$how" "$n" "$MARK" >"$WORK/out" 2>&1 &
     job=$!
     death=
@@ -43,6 +45,11 @@ kill_run() {
     end=$(now_ms)
     out=$(cat "$WORK/out")
     [ -n "$death" ] || death=$(sed -n "s/^fault: rank $victim dies at \\([0-9]*\\)\$/\\1/p" "$WORK/out")
+    if [ $rc -eq 124 ]; then
+        failed "$what: still running after ${FAULT_TIMEOUT:-60} s, ended by the hang guard${death:+ $((end - death)) ms after the death}" "$out"
+        expect_no_strays "$what"
+        return
+    fi
     if [ -z "$death" ]; then
         failed "$what: rank $victim did not say when it died" "$out"
         return

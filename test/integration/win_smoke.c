@@ -366,6 +366,23 @@ static void t_attrs_errors(void)
     CHECK(flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE);
     MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
     CHECK(flag && *model == MPI_WIN_UNIFIED);
+    {
+        MPI_Info in, used;
+        char v[MPI_MAX_INFO_VAL];
+        MPI_Info_create(&in);
+        MPI_Info_set(in, "no_locks", "true");
+        MPI_Info_set(in, "same_size", "maybe"); /* invalid: ignored */
+        MPI_Win_set_info(win, in);
+        MPI_Info_free(&in);
+        MPI_Win_get_info(win, &used);
+        MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL - 1, v, &flag);
+        CHECK(flag && strcmp(v, "true") == 0);
+        MPI_Info_get(used, "same_size", MPI_MAX_INFO_VAL - 1, v, &flag);
+        CHECK(flag && strcmp(v, "false") == 0);
+        MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL - 1, v, &flag);
+        CHECK(flag && strcmp(v, "rar,raw,war,waw") == 0);
+        MPI_Info_free(&used);
+    }
     MPI_Win_set_name(win, "smoke window");
     MPI_Win_get_name(win, name, &len);
     CHECK(strcmp(name, "smoke window") == 0 && len == 12);
