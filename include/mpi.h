@@ -855,6 +855,8 @@ VBT_MPI_DECL(int, Unpack,
               MPI_Datatype datatype, MPI_Comm comm));
 VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
 VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+VBT_MPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+VBT_MPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
 
 /* Group "ops": user-defined reduction operations and local reductions. */
 VBT_MPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));

@@ -118,7 +118,8 @@ static int check_target(vbt_win_t *w, const char *call, int target, MPI_Aint dis
             return vbt_api_win_raise(w, call, MPI_ERR_RMA_RANGE,
                                      "target_disp %ld (times disp_unit %d) with %lld elements of "
                                      "target_datatype reaches bytes %lld..%lld of rank %d's "
-                                     "window, which has %llu bytes; nothing was sent",
+                                     "window, which has %llu bytes; nothing was sent. Keep "
+                                     "the access inside the target's window",
                                      (long)disp, w->peers[target].disp_unit, (long long)tcount,
                                      (long long)lo, (long long)hi - 1, target,
                                      (unsigned long long)w->peers[target].size);
@@ -157,7 +158,11 @@ static int rma(const char *call, vbt_win_op_kind_t kind, const void *obuf, MPI_C
                                  "argument target_rank is %d, but the window has %d ranks: use "
                                  "0..%d or MPI_PROC_NULL",
                                  target, w->size, w->size - 1);
-    if (kind == VBT_WIN_CAS && (!tt->predefined || !tt->contig))
+    /* The types MPI_BAND or MPI_LAND take are exactly the integer, logical and byte types
+     * compare-and-swap is defined on. */
+    if (kind == VBT_WIN_CAS && (!tt->predefined || !tt->contig ||
+                                (vbt_op_check(vbt_op_get(MPI_BAND), tdt, NULL) != VBT_OK &&
+                                 vbt_op_check(vbt_op_get(MPI_LAND), tdt, NULL) != VBT_OK)))
         return vbt_api_win_raise(w, call, MPI_ERR_TYPE,
                                  "argument datatype must be a predefined integer, logical or "
                                  "byte type for MPI_Compare_and_swap");

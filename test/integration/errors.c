@@ -357,9 +357,14 @@ static void test_bad_handles(void)
     MPI_Errhandler freed_eh, e;
     MPI_Comm newcomm;
     MPI_Status st;
+    MPI_Win freed_win, wn;
 
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_SELF, &freed_win) ==
+          MPI_SUCCESS);
+    wn = freed_win;
+    CHECK(MPI_Win_free(&wn) == MPI_SUCCESS && wn == MPI_WIN_NULL);
 
     /* A live request, for pointers into its middle: a receive nobody sends to. First, so that it
      * does not reuse the freed request below (objects are reused, and a stale handle then names
@@ -409,6 +414,13 @@ static void test_bad_handles(void)
         m = i < 3 ? (MPI_Message)p : freed_msg;
         BAD(MPI_ERR_REQUEST, "MPI_Mrecv", "message", MPI_Mrecv(rbuf, 1, MPI_INT, &m, &st));
         BAD(MPI_ERR_REQUEST, "MPI_Imrecv", "message", MPI_Imrecv(rbuf, 1, MPI_INT, &m, &req));
+
+        /* Windows. */
+        wn = i < 3 ? (MPI_Win)p : freed_win;
+        BAD(MPI_ERR_WIN, "MPI_Win_fence", "win", MPI_Win_fence(0, wn));
+        BAD(MPI_ERR_WIN, "MPI_Put", "win", MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, wn));
+        BAD(MPI_ERR_WIN, "MPI_Win_free", "win", MPI_Win_free(&wn));
+        CHECK(wn == (i < 3 ? (MPI_Win)p : freed_win));
 
         /* Groups. */
         h = i < 3 ? (MPI_Group)p : freed_group;
