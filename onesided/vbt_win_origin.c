@@ -34,7 +34,10 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
 {
     vbt_dtype_t *tt = op->ttype;
     int fetch = op->kind == VBT_WIN_GET || op->kind == VBT_WIN_GET_ACC || op->kind == VBT_WIN_CAS;
-    size_t nb = tt->nblocks, datalen = 0, len;
+    /* A contiguous target is described as one element of one block, so the target copies it
+     * with one memcpy and applies an accumulate in one call. */
+    int tcontig = tt->contig;
+    size_t nb = tcontig ? 1 : tt->nblocks, datalen = 0, len;
     vbt_request_t *rreq = NULL;
     vbt_win_req_t *h;
     vbt_win_wblock_t *b;
@@ -65,18 +68,23 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
                          .kind = (uint8_t)op->kind,
                          .reply_tag = tag,
                          .disp = op->tdisp,
-                         .count = op->tcount,
-                         .extent = tt->extent,
-                         .size = tt->size,
+                         .count = tcontig ? 1 : op->tcount,
+                         .extent = tcontig ? (int64_t)(op->tcount * tt->size) : tt->extent,
+                         .size = tcontig ? op->tcount * tt->size : tt->size,
                          .nblocks = nb,
                          .op = (uint64_t)(uintptr_t)op->op,
                          .basic = (uint64_t)(uintptr_t)tt->basic,
                          .datalen = datalen};
-    for (size_t i = 0; i < nb; i++)
-        b[i] = (vbt_win_wblock_t){.off = tt->blocks[i].off, .len = tt->blocks[i].len};
+    if (tcontig)
+        b[0] = (vbt_win_wblock_t){.off = tt->true_lb, .len = op->tcount * tt->size};
+    else
+        for (size_t i = 0; i < nb; i++)
+            b[i] = (vbt_win_wblock_t){.off = tt->blocks[i].off, .len = tt->blocks[i].len};
     if (op->kind == VBT_WIN_CAS) {
         memcpy(b + nb, op->cbuf, tt->size);
         memcpy((char *)(b + nb) + tt->size, op->obuf, tt->size);
+    } else if (datalen > 0 && op->otype->contig) {
+        memcpy(b + nb, (const char *)op->obuf + op->otype->true_lb, datalen);
     } else if (datalen > 0) {
         vbt_dtype_pack(op->otype, op->obuf, op->ocount, 0, b + nb, datalen);
     }
