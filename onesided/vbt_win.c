@@ -30,6 +30,11 @@ static void win_destroy(vbt_win_t *w)
     while (w->pending != NULL) {
         vbt_win_pending_t *p = w->pending;
         w->pending = p->next;
+        free(p);
+    }
+    while (w->sendq_head != NULL) {
+        vbt_win_pending_t *p = w->sendq_head;
+        w->sendq_head = p->next;
         free(p->buf);
         free(p);
     }
@@ -201,8 +206,12 @@ vbt_status_t vbt_win_send(vbt_win_t *win, int rank, int tag, void *buf, size_t l
         free(buf);
         return st;
     }
-    *p = (vbt_win_pending_t){.next = win->pending, .req = req, .buf = buf, .target = -1};
-    win->pending = p;
+    *p = (vbt_win_pending_t){.next = NULL, .req = req, .buf = buf, .target = -1};
+    if (win->sendq_tail != NULL)
+        win->sendq_tail->next = p;
+    else
+        win->sendq_head = p;
+    win->sendq_tail = p;
     return VBT_OK;
 }
 
@@ -247,6 +256,18 @@ void vbt_win_reap(vbt_win_t *win)
 {
     vbt_win_pending_t **pp = &win->pending;
 
+    /* Sends from the head while they are done (mostly in order; a later one done first
+     * waits for its turn). */
+    while (win->sendq_head != NULL && win->sendq_head->req->complete) {
+        vbt_win_pending_t *p = win->sendq_head;
+        win->sendq_head = p->next;
+        if (win->sendq_head == NULL)
+            win->sendq_tail = NULL;
+        vbt_request_release(p->req);
+        free(p->buf);
+        free(p);
+    }
+
     while (*pp != NULL) {
         vbt_win_pending_t *p = *pp;
         if (!pending_done(p)) {
@@ -264,6 +285,8 @@ void vbt_win_reap(vbt_win_t *win)
 /* Is anything of interest still pending? target -2: anything; -1: any result; else target's. */
 static int pending_any(const vbt_win_t *win, int target)
 {
+    if (target == -2 && win->sendq_head != NULL)
+        return 1;
     for (const vbt_win_pending_t *p = win->pending; p != NULL; p = p->next)
         if (target == -2 || (target == -1 ? p->target >= 0 : p->target == target))
             return 1;

@@ -66,10 +66,13 @@ typedef struct vbt_win {
     struct vbt_win_region *regions;
     /* Origin side. */
     uint32_t next_tag;               /* reply tags handed out (vbt_win_reply_tag) */
-    struct vbt_win_pending *pending; /* our sends in flight and replies awaited */
-    int fence_open;                  /* a fence opened an access/exposure epoch */
-    int fence_ops;                   /* operations issued since that fence */
-    int lock_all;                    /* MPI_Win_lock_all holds a shared lock on every rank */
+    struct vbt_win_pending *pending; /* replies (results) awaited */
+    /* Our sends still in flight, oldest first: retired from the head, so a long run of
+     * operations costs no walk of the whole queue at every progress call. */
+    struct vbt_win_pending *sendq_head, *sendq_tail;
+    int fence_open; /* a fence opened an access/exposure epoch */
+    int fence_ops;  /* operations issued since that fence */
+    int lock_all;   /* MPI_Win_lock_all holds a shared lock on every rank */
     int lock_all_nocheck;
     int nlocks;               /* MPI_Win_lock epochs open */
     vbt_group_t *start_group; /* MPI_Win_start's, until MPI_Win_complete */

@@ -270,7 +270,7 @@ static int serve(vbt_win_t *w)
     vbt_match_queue_t *q = &w->comm->match[VBT_CTX_P2P];
     int work = 0;
 
-    if (w->pending != NULL)
+    if (w->pending != NULL || w->sendq_head != NULL)
         vbt_win_reap(w);
     /* Take what has arrived, in order, and start receiving each whole. */
     while (q->unexp_head != NULL) {
