@@ -234,11 +234,15 @@ vbt_status_t vbt_win_track(vbt_win_t *win, vbt_request_t *req, int target, int o
 
     if (p == NULL)
         return VBT_ERR_NO_MEMORY;
-    *p = (vbt_win_pending_t){.next = win->pending,
+    *p = (vbt_win_pending_t){.next = NULL,
                              .req = owned ? req : NULL,
                              .req_id = vbt_request_id(req),
                              .target = target};
-    win->pending = p;
+    if (win->pending_tail != NULL)
+        win->pending_tail->next = p;
+    else
+        win->pending = p;
+    win->pending_tail = p;
     return VBT_OK;
 }
 
@@ -254,10 +258,8 @@ static int pending_done(const vbt_win_pending_t *p)
 
 void vbt_win_reap(vbt_win_t *win)
 {
-    vbt_win_pending_t **pp = &win->pending;
-
-    /* Sends from the head while they are done (mostly in order; a later one done first
-     * waits for its turn). */
+    /* Both queues from the head while done (mostly in order; one done early waits for its
+     * turn, and the waits below look at each entry's state, not at its presence). */
     while (win->sendq_head != NULL && win->sendq_head->req->complete) {
         vbt_win_pending_t *p = win->sendq_head;
         win->sendq_head = p->next;
@@ -267,17 +269,13 @@ void vbt_win_reap(vbt_win_t *win)
         free(p->buf);
         free(p);
     }
-
-    while (*pp != NULL) {
-        vbt_win_pending_t *p = *pp;
-        if (!pending_done(p)) {
-            pp = &p->next;
-            continue;
-        }
-        *pp = p->next;
+    while (win->pending != NULL && pending_done(win->pending)) {
+        vbt_win_pending_t *p = win->pending;
+        win->pending = p->next;
+        if (win->pending == NULL)
+            win->pending_tail = NULL;
         if (p->req != NULL)
             vbt_request_release(p->req);
-        free(p->buf);
         free(p);
     }
 }
@@ -288,7 +286,7 @@ static int pending_any(const vbt_win_t *win, int target)
     if (target == -2 && win->sendq_head != NULL)
         return 1;
     for (const vbt_win_pending_t *p = win->pending; p != NULL; p = p->next)
-        if (target == -2 || (target == -1 ? p->target >= 0 : p->target == target))
+        if ((target == -2 || target == -1 || p->target == target) && !pending_done(p))
             return 1;
     return 0;
 }
