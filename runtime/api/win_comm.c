@@ -166,6 +166,11 @@ static int rma(const char *call, vbt_win_op_kind_t kind, const void *obuf, MPI_C
         return vbt_api_win_raise(w, call, MPI_ERR_TYPE,
                                  "argument datatype must be a predefined integer, logical or "
                                  "byte type for MPI_Compare_and_swap");
+    if (kind == VBT_WIN_ACC && op == MPI_NO_OP)
+        return vbt_api_win_raise(w, call, MPI_ERR_OP,
+                                 "argument op is MPI_NO_OP, which only MPI_Get_accumulate, "
+                                 "MPI_Rget_accumulate and MPI_Fetch_and_op take; an accumulate "
+                                 "that does nothing needs no call");
     if (kind == VBT_WIN_ACC || kind == VBT_WIN_GET_ACC)
         VBT_API_CHECK(check_acc(w, call, op, tt, uses_origin ? ot : NULL, rt));
     {

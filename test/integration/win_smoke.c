@@ -417,6 +417,8 @@ static void t_attrs_errors(void)
     CHECK(error_class(rc) == MPI_ERR_RMA_SYNC);
     rc = MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win);
     CHECK(error_class(rc) == MPI_ERR_OP);
+    rc = MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_NO_OP, win);
+    CHECK(error_class(rc) == MPI_ERR_OP);
     MPI_Win_unlock(0, win);
     /* Wrong flavors. */
     rc = MPI_Win_attach(win, &x, sizeof(x));
@@ -555,10 +557,117 @@ static void t_large(void)
     free(back);
 }
 
+/* Every predefined op on MPI_INT from every rank into rank 0 (and MINLOC / MAXLOC on the pair
+ * types, MPI_SHORT_INT being padded inside), on a created window (served by the target) and a
+ * shared one over the node (the direct path). */
+typedef struct {
+    short v;
+    int i;
+} short_int_t;
+typedef struct {
+    double v;
+    int i;
+} double_int_t;
+
+static int apply_int(MPI_Op op, int a, int b)
+{
+    if (op == MPI_SUM)
+        return a + b;
+    if (op == MPI_PROD)
+        return a * b;
+    if (op == MPI_MAX)
+        return a > b ? a : b;
+    if (op == MPI_MIN)
+        return a < b ? a : b;
+    if (op == MPI_BAND)
+        return a & b;
+    if (op == MPI_BOR)
+        return a | b;
+    if (op == MPI_BXOR)
+        return a ^ b;
+    if (op == MPI_LAND)
+        return a && b;
+    if (op == MPI_LOR)
+        return a || b;
+    if (op == MPI_LXOR)
+        return !a != !b;
+    return a; /* MPI_REPLACE */
+}
+
+static void ops_on(MPI_Comm comm, int shared)
+{
+    static const MPI_Op ops[] = {MPI_SUM,  MPI_PROD, MPI_MAX, MPI_MIN,  MPI_BAND,   MPI_BOR,
+                                 MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_REPLACE};
+    const int nops = (int)(sizeof(ops) / sizeof(ops[0]));
+    int me, n;
+    char *mem;
+    MPI_Win win;
+    MPI_Aint bytes = 256;
+
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    if (shared)
+        MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, comm, &mem, &win);
+    else
+        MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, comm, &mem, &win);
+    int *iv = (int *)mem;
+    short_int_t *si = (short_int_t *)(mem + 64);
+    double_int_t *di = (double_int_t *)(mem + 128);
+    for (int k = 0; k < nops; k++)
+        iv[k] = 3 + k;
+    si->v = 1000;
+    si->i = -1;
+    di->v = -1e9;
+    di->i = -1;
+    MPI_Win_fence(0, win);
+    /* MPI_REPLACE from several ranks leaves one of their values: only rank n-1 replaces. */
+    for (int k = 0; k < nops; k++) {
+        int x = (ops[k] == MPI_PROD) ? 2 : 5 + me;
+        if (ops[k] == MPI_REPLACE && me != n - 1)
+            continue;
+        MPI_Accumulate(&x, 1, MPI_INT, 0, (MPI_Aint)(k * sizeof(int)), 1, MPI_INT, ops[k], win);
+    }
+    short_int_t s = {(short)(500 - me), me};
+    double_int_t d = {(double)me * 1.5, me};
+    MPI_Accumulate(&s, 1, MPI_SHORT_INT, 0, 64, 1, MPI_SHORT_INT, MPI_MINLOC, win);
+    MPI_Accumulate(&d, 1, MPI_DOUBLE_INT, 0, 128, 1, MPI_DOUBLE_INT, MPI_MAXLOC, win);
+    MPI_Win_fence(0, win);
+    if (me == 0) {
+        for (int k = 0; k < nops; k++) {
+            int expect = 3 + k;
+            for (int r = 0; r < n; r++) {
+                if (ops[k] == MPI_REPLACE && r != n - 1)
+                    continue;
+                expect = apply_int(ops[k], ops[k] == MPI_PROD ? 2 : 5 + r, expect);
+            }
+            if (iv[k] != expect)
+                FAIL("ops (%s window): op %d gave %d, expected %d", shared ? "shared" : "allocated",
+                     k, iv[k], expect);
+        }
+        if (si->v != 500 - (n - 1) || si->i != n - 1)
+            FAIL("ops: MINLOC on MPI_SHORT_INT gave (%d, %d), expected (%d, %d)", si->v, si->i,
+                 500 - (n - 1), n - 1);
+        if (di->v != (double)(n - 1) * 1.5 || di->i != n - 1)
+            FAIL("ops: MAXLOC on MPI_DOUBLE_INT gave (%g, %d)", di->v, di->i);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    MPI_Win_free(&win);
+}
+
+static void t_ops(void)
+{
+    MPI_Comm node;
+
+    ops_on(MPI_COMM_WORLD, 0);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    ops_on(node, 1);
+    MPI_Comm_free(&node);
+}
+
 static const mpitest_t tests[] = {
     {"fence", t_fence},     {"pscw", t_pscw},       {"lock", t_lock},
     {"shared", t_shared},   {"dynamic", t_dynamic}, {"attrs_errors", t_attrs_errors},
-    {"get_acc", t_get_acc}, {"large", t_large},
+    {"get_acc", t_get_acc}, {"large", t_large},     {"ops", t_ops},
 };
 
 int main(int argc, char **argv)

@@ -4,7 +4,7 @@
 # as a singleton.
 set -u
 prog="$abs_top_builddir/test/integration/win_smoke"
-ntests=8
+ntests=9
 fail=0
 check() {
     n=$(printf '%s\n' "$out" | grep -c ": ok ($2 ranks)")
