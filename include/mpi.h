@@ -855,6 +855,8 @@ VBT_MPI_DECL(int, Unpack,
               MPI_Datatype datatype, MPI_Comm comm));
 VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
 VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
+VBT_MPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
+VBT_MPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
 
 /* Group "ops": user-defined reduction operations and local reductions. */
 VBT_MPI_DECL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op));
@@ -939,6 +941,137 @@ VBT_MPI_DECL(int, Dist_graph_neighbors,
              (MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree,
               int destinations[], int *destweights));
 VBT_MPI_DECL(int, Topo_test, (MPI_Comm comm, int *status));
+/* Group "one-sided" (chapter 12) and memory allocation (Sec. 9.2). */
+VBT_MPI_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+VBT_MPI_DECL(int, Free_mem, (void *base));
+VBT_MPI_DECL(int, Win_create,
+             (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win));
+VBT_MPI_DECL(int, Win_create_c,
+             (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+              MPI_Win *win));
+VBT_MPI_DECL(int, Win_allocate,
+             (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+VBT_MPI_DECL(int, Win_allocate_c,
+             (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+              MPI_Win *win));
+VBT_MPI_DECL(int, Win_allocate_shared,
+             (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win));
+VBT_MPI_DECL(int, Win_allocate_shared_c,
+             (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+              MPI_Win *win));
+VBT_MPI_DECL(int, Win_shared_query,
+             (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr));
+VBT_MPI_DECL(int, Win_shared_query_c,
+             (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr));
+VBT_MPI_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win));
+VBT_MPI_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+VBT_MPI_DECL(int, Win_detach, (MPI_Win win, const void *base));
+VBT_MPI_DECL(int, Win_free, (MPI_Win *win));
+VBT_MPI_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group));
+VBT_MPI_DECL(int, Win_set_name, (MPI_Win win, const char *win_name));
+VBT_MPI_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen));
+VBT_MPI_DECL(int, Win_create_errhandler,
+             (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler));
+VBT_MPI_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode));
+VBT_MPI_DECL(int, Win_create_keyval,
+             (MPI_Win_copy_attr_function *win_copy_attr_fn,
+              MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state));
+VBT_MPI_DECL(int, Win_free_keyval, (int *win_keyval));
+VBT_MPI_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val));
+VBT_MPI_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag));
+VBT_MPI_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval));
+VBT_MPI_DECL(int, Put,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win));
+VBT_MPI_DECL(int, Put_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win));
+VBT_MPI_DECL(int, Get,
+             (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win));
+VBT_MPI_DECL(int, Get_c,
+             (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win));
+VBT_MPI_DECL(int, Accumulate,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+VBT_MPI_DECL(int, Accumulate_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+VBT_MPI_DECL(int, Get_accumulate,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+              MPI_Win win));
+VBT_MPI_DECL(int, Get_accumulate_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win));
+VBT_MPI_DECL(int, Fetch_and_op,
+             (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+VBT_MPI_DECL(int, Compare_and_swap,
+             (const void *origin_addr, const void *compare_addr, void *result_addr,
+              MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win));
+VBT_MPI_DECL(int, Rput,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Rput_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Rget,
+             (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Rget_c,
+             (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Raccumulate,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Raccumulate_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Rget_accumulate,
+             (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+              MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Rget_accumulate_c,
+             (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request));
+VBT_MPI_DECL(int, Win_fence, (int assert, MPI_Win win));
+VBT_MPI_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win));
+VBT_MPI_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win));
+VBT_MPI_DECL(int, Win_complete, (MPI_Win win));
+VBT_MPI_DECL(int, Win_wait, (MPI_Win win));
+VBT_MPI_DECL(int, Win_test, (MPI_Win win, int *flag));
+VBT_MPI_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win));
+VBT_MPI_DECL(int, Win_unlock, (int rank, MPI_Win win));
+VBT_MPI_DECL(int, Win_lock_all, (int assert, MPI_Win win));
+VBT_MPI_DECL(int, Win_unlock_all, (MPI_Win win));
+VBT_MPI_DECL(int, Win_flush, (int rank, MPI_Win win));
+VBT_MPI_DECL(int, Win_flush_all, (MPI_Win win));
+VBT_MPI_DECL(int, Win_flush_local, (int rank, MPI_Win win));
+VBT_MPI_DECL(int, Win_flush_local_all, (MPI_Win win));
+VBT_MPI_DECL(int, Win_sync, (MPI_Win win));
+VBT_MPI_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info));
+VBT_MPI_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used));
 
 /* Group "info": info objects (Sec. 10). Callable before MPI_Init and after MPI_Finalize too. */
 VBT_MPI_DECL(int, Info_create, (MPI_Info *info));

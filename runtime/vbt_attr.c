@@ -53,13 +53,40 @@ vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
     return VBT_OK;
 }
 
-vbt_keyval_t *vbt_keyval_get(int keyval)
+vbt_status_t vbt_keyval_create_win(MPI_Win_copy_attr_function *copy_fn,
+                                   MPI_Win_delete_attr_function *delete_fn, void *extra_state,
+                                   int *keyval_p)
+{
+    vbt_status_t st = vbt_keyval_create(NULL, NULL, extra_state, keyval_p);
+    vbt_keyval_t *kv;
+
+    if (st != VBT_OK)
+        return st;
+    kv = keyvals[*keyval_p - VBT_KEYVAL_BASE];
+    kv->kind = VBT_KEYVAL_WIN;
+    kv->win_copy_fn = copy_fn;
+    kv->win_delete_fn = delete_fn;
+    return VBT_OK;
+}
+
+static vbt_keyval_t *keyval_lookup(int keyval, int kind)
 {
     int slot = keyval - VBT_KEYVAL_BASE;
 
-    if (slot < 0 || slot >= nkeyvals || keyvals[slot] == NULL || keyvals[slot]->freed)
+    if (slot < 0 || slot >= nkeyvals || keyvals[slot] == NULL || keyvals[slot]->freed ||
+        keyvals[slot]->kind != kind)
         return NULL;
     return keyvals[slot];
+}
+
+vbt_keyval_t *vbt_keyval_get(int keyval)
+{
+    return keyval_lookup(keyval, VBT_KEYVAL_COMM);
+}
+
+vbt_keyval_t *vbt_keyval_get_win(int keyval)
+{
+    return keyval_lookup(keyval, VBT_KEYVAL_WIN);
 }
 
 static void keyval_release(vbt_keyval_t *kv)
@@ -76,34 +103,43 @@ void vbt_keyval_free(vbt_keyval_t *kv)
     keyval_release(kv);
 }
 
-static vbt_attr_t **find(vbt_comm_t *comm, const vbt_keyval_t *kv)
+static vbt_attr_t **find(vbt_attr_t **list, const vbt_keyval_t *kv)
 {
     vbt_attr_t **pp;
 
-    for (pp = &comm->attrs; *pp != NULL; pp = &(*pp)->next) {
+    for (pp = list; *pp != NULL; pp = &(*pp)->next) {
         if ((*pp)->keyval == kv)
             return pp;
     }
     return NULL;
 }
 
-static int call_delete(vbt_comm_t *comm, vbt_attr_t *a)
+static int call_delete(void *handle, vbt_attr_t *a)
 {
     vbt_keyval_t *kv = a->keyval;
 
+    if (kv->kind == VBT_KEYVAL_WIN)
+        return kv->win_delete_fn == MPI_WIN_NULL_DELETE_FN
+                   ? MPI_SUCCESS
+                   : kv->win_delete_fn((MPI_Win)handle, kv->id, a->value, kv->extra_state);
     if (kv->delete_fn == MPI_COMM_NULL_DELETE_FN)
         return MPI_SUCCESS;
-    return kv->delete_fn(comm->handle, kv->id, a->value, kv->extra_state);
+    return kv->delete_fn((MPI_Comm)handle, kv->id, a->value, kv->extra_state);
 }
 
 int vbt_attr_set(vbt_comm_t *comm, vbt_keyval_t *kv, void *value)
 {
-    vbt_attr_t **pp = find(comm, kv), *a;
+    return vbt_attr_list_set(&comm->attrs, comm->handle, kv, value);
+}
+
+int vbt_attr_list_set(vbt_attr_t **list, void *handle, vbt_keyval_t *kv, void *value)
+{
+    vbt_attr_t **pp = find(list, kv), *a;
     int rc;
 
     if (pp != NULL) {
         /* As if MPI_Comm_delete_attr came first: the old value's delete callback runs. */
-        rc = call_delete(comm, *pp);
+        rc = call_delete(handle, *pp);
         if (rc != MPI_SUCCESS)
             return rc;
         (*pp)->value = value;
@@ -114,15 +150,20 @@ int vbt_attr_set(vbt_comm_t *comm, vbt_keyval_t *kv, void *value)
         return MPI_ERR_NO_MEM;
     a->keyval = kv;
     a->value = value;
-    a->next = comm->attrs;
-    comm->attrs = a;
+    a->next = *list;
+    *list = a;
     kv->refcount++;
     return MPI_SUCCESS;
 }
 
 int vbt_attr_get(const vbt_comm_t *comm, int keyval, void **value_p)
 {
-    for (const vbt_attr_t *a = comm->attrs; a != NULL; a = a->next) {
+    return vbt_attr_list_get(comm->attrs, keyval, value_p);
+}
+
+int vbt_attr_list_get(const vbt_attr_t *list, int keyval, void **value_p)
+{
+    for (const vbt_attr_t *a = list; a != NULL; a = a->next) {
         if (a->keyval->id == keyval) {
             *value_p = a->value;
             return 1;
@@ -142,12 +183,17 @@ static void unlink_attr(vbt_attr_t **pp)
 
 int vbt_attr_delete(vbt_comm_t *comm, vbt_keyval_t *kv)
 {
-    vbt_attr_t **pp = find(comm, kv);
+    return vbt_attr_list_delete(&comm->attrs, comm->handle, kv);
+}
+
+int vbt_attr_list_delete(vbt_attr_t **list, void *handle, vbt_keyval_t *kv)
+{
+    vbt_attr_t **pp = find(list, kv);
     int rc;
 
     if (pp == NULL)
         return MPI_SUCCESS;
-    rc = call_delete(comm, *pp);
+    rc = call_delete(handle, *pp);
     if (rc != MPI_SUCCESS)
         return rc;
     unlink_attr(pp);
@@ -192,17 +238,27 @@ int vbt_attr_copy_all(vbt_comm_t *from, vbt_comm_t *to)
 
 int vbt_attr_delete_all(vbt_comm_t *comm)
 {
-    while (comm->attrs != NULL) {
-        int rc = call_delete(comm, comm->attrs);
+    return vbt_attr_list_delete_all(&comm->attrs, comm->handle);
+}
+
+int vbt_attr_list_delete_all(vbt_attr_t **list, void *handle)
+{
+    while (*list != NULL) {
+        int rc = call_delete(handle, *list);
         if (rc != MPI_SUCCESS)
             return rc;
-        unlink_attr(&comm->attrs);
+        unlink_attr(list);
     }
     return MPI_SUCCESS;
 }
 
 void vbt_attr_delete_all_quiet(vbt_comm_t *comm)
 {
-    while (comm->attrs != NULL)
-        unlink_attr(&comm->attrs);
+    vbt_attr_list_delete_quiet(&comm->attrs);
+}
+
+void vbt_attr_list_delete_quiet(vbt_attr_t **list)
+{
+    while (*list != NULL)
+        unlink_attr(list);
 }

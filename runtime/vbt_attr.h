@@ -14,12 +14,18 @@
  * predefined attribute keys of mpi.h. */
 #define VBT_KEYVAL_BASE 0x10000
 
+/* A keyval is for communicators or for windows (MPI_Win_create_keyval), never both. */
+enum { VBT_KEYVAL_COMM = 0, VBT_KEYVAL_WIN = 1 };
+
 typedef struct vbt_keyval {
     int id;
+    int kind;
     int refcount; /* the application's (until MPI_Comm_free_keyval) and one per attribute */
     int freed;
     MPI_Comm_copy_attr_function *copy_fn;
     MPI_Comm_delete_attr_function *delete_fn;
+    MPI_Win_copy_attr_function *win_copy_fn;
+    MPI_Win_delete_attr_function *win_delete_fn;
     void *extra_state;
 } vbt_keyval_t;
 
@@ -32,8 +38,13 @@ typedef struct vbt_attr {
 vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                                MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
                                int *keyval_p);
-/* The keyval behind an id, or NULL (unknown, or already freed by the application). */
+vbt_status_t vbt_keyval_create_win(MPI_Win_copy_attr_function *copy_fn,
+                                   MPI_Win_delete_attr_function *delete_fn, void *extra_state,
+                                   int *keyval_p);
+/* The keyval behind an id, or NULL (unknown, already freed by the application, or a window
+ * keyval: vbt_keyval_get_win finds those). */
 vbt_keyval_t *vbt_keyval_get(int keyval);
+vbt_keyval_t *vbt_keyval_get_win(int keyval);
 /* MPI_Comm_free_keyval: attributes set with it keep it alive until they are deleted. */
 void vbt_keyval_free(vbt_keyval_t *kv);
 
@@ -49,5 +60,13 @@ void vbt_attr_delete_all_quiet(vbt_comm_t *comm);
 
 /* Is an attribute set for keyval on comm? Its value in *value_p if so. */
 int vbt_attr_get(const vbt_comm_t *comm, int keyval, void **value_p);
+
+/* The same on any object's list of attributes, the object's handle passed to the callbacks
+ * (windows: runtime/api/win_attr.c). */
+int vbt_attr_list_set(vbt_attr_t **list, void *handle, vbt_keyval_t *kv, void *value);
+int vbt_attr_list_delete(vbt_attr_t **list, void *handle, vbt_keyval_t *kv);
+int vbt_attr_list_delete_all(vbt_attr_t **list, void *handle);
+void vbt_attr_list_delete_quiet(vbt_attr_t **list);
+int vbt_attr_list_get(const vbt_attr_t *list, int keyval, void **value_p);
 
 #endif

@@ -32,11 +32,31 @@ vbt_status_t vbt_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhand
         return VBT_ERR_NO_MEMORY;
     e->magic = VBT_ERRHANDLER_MAGIC;
     e->refcount = 1;
+    e->kind = VBT_ERRH_COMM;
     e->fn = fn;
+    e->win_fn = NULL;
     e->next = live;
     live = e;
     *h_p = (MPI_Errhandler)e;
     return VBT_OK;
+}
+
+vbt_status_t vbt_errhandler_create_win(MPI_Win_errhandler_function *fn, MPI_Errhandler *h_p)
+{
+    vbt_status_t st = vbt_errhandler_create(NULL, h_p);
+
+    if (st != VBT_OK)
+        return st;
+    ((vbt_errhandler_t *)*h_p)->kind = VBT_ERRH_WIN;
+    ((vbt_errhandler_t *)*h_p)->win_fn = fn;
+    return VBT_OK;
+}
+
+int vbt_errhandler_fits(MPI_Errhandler h, int kind)
+{
+    const vbt_errhandler_t *e = vbt_errhandler_get(h);
+
+    return e == NULL || e->kind == kind;
 }
 
 void vbt_errhandler_retain(MPI_Errhandler h)

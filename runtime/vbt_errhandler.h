@@ -8,10 +8,15 @@
 
 #include "vbt_status.h"
 
+/* What a user handler was made for: MPI_Comm_create_errhandler or MPI_Win_create_errhandler. */
+enum { VBT_ERRH_COMM = 0, VBT_ERRH_WIN = 1 };
+
 typedef struct vbt_errhandler {
     uint32_t magic;
     int refcount; /* the handle (until MPI_Errhandler_free) and every object using it */
+    int kind;
     MPI_Comm_errhandler_function *fn;
+    MPI_Win_errhandler_function *win_fn;
     struct vbt_errhandler *next; /* the registry of live handlers */
 } vbt_errhandler_t;
 
@@ -28,6 +33,10 @@ vbt_errhandler_t *vbt_errhandler_get(MPI_Errhandler h);
 int vbt_errhandler_valid(MPI_Errhandler h);
 
 vbt_status_t vbt_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h_p);
+vbt_status_t vbt_errhandler_create_win(MPI_Win_errhandler_function *fn, MPI_Errhandler *h_p);
+
+/* May h be set on an object of kind (VBT_ERRH_*)? Predefined handlers go on anything. */
+int vbt_errhandler_fits(MPI_Errhandler h, int kind);
 
 /* One more / one less user of h (no-ops for predefined handlers). The object goes with the last
  * reference; MPI_Errhandler_free drops the handle's. */

@@ -213,13 +213,13 @@ int vbt_error_last_used(void)
     return user.n > 0 ? VBT_ERR_FIRST_USER + user.n - 1 : MPI_ERR_LASTCODE;
 }
 
-static void report(const char *call, const vbt_comm_t *comm, int errclass, const char *detail)
+static void report_on(const char *call, const char *object, int errclass, const char *detail)
 {
     const char *name = vbt_errclass_name(vbt_error_class_of(errclass));
     char where[MPI_MAX_OBJECT_NAME + 8] = "";
 
-    if (comm != NULL)
-        snprintf(where, sizeof(where), " on %s", comm->name);
+    if (object != NULL)
+        snprintf(where, sizeof(where), " on %s", object);
     /* A single write, so a message from many failing ranks stays one line each. */
     if (vbt_rt.state == VBT_RT_INITIALIZED)
         fprintf(stderr, "Verbatim: rank %d: %s%s failed: %s (%s)\n", vbt_rt.proc.rank, call, where,
@@ -227,6 +227,36 @@ static void report(const char *call, const vbt_comm_t *comm, int errclass, const
     else
         fprintf(stderr, "Verbatim: %s failed: %s (%s)\n", call, detail,
                 name ? name : "user-defined error class");
+}
+
+static void report(const char *call, const vbt_comm_t *comm, int errclass, const char *detail)
+{
+    report_on(call, comm != NULL ? comm->name : NULL, errclass, detail);
+}
+
+int vbt_error_invoke_win(MPI_Errhandler handler, MPI_Win win, const char *name, const char *call,
+                         int errclass, const char *detail)
+{
+    if (handler == MPI_ERRORS_RETURN) {
+        vbt_debug("%s returns %s: %s", call, vbt_errclass_name(vbt_error_class_of(errclass)),
+                  detail);
+        return errclass;
+    }
+    if (!vbt_errhandler_is_predefined(handler)) {
+        vbt_errhandler_t *e = (vbt_errhandler_t *)handler;
+        MPI_Win h = win;
+        int code = errclass;
+
+        vbt_debug("%s calls the user error handler with %d: %s", call, errclass, detail);
+        if (e->kind == VBT_ERRH_WIN)
+            e->win_fn(&h, &code);
+        return errclass;
+    }
+    report_on(call, name, errclass, detail);
+    fflush(stdout);
+    vbt_pmix_abort(errclass, handler == MPI_ERRORS_ABORT
+                                 ? "MPI error handler MPI_ERRORS_ABORT"
+                                 : "MPI error handler MPI_ERRORS_ARE_FATAL");
 }
 
 int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const char *detail)

@@ -23,6 +23,10 @@ int vbt_error_raise(vbt_comm_t *comm, const char *call, int errclass, const char
 int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const char *detail)
     __attribute__((noinline, cold));
 
+/* The same for an error on a window (its handler and name, handle passed to a user handler). */
+int vbt_error_invoke_win(MPI_Errhandler handler, MPI_Win win, const char *name, const char *call,
+                         int errclass, const char *detail) __attribute__((noinline, cold));
+
 /* Codes and classes of MPI_Add_error_class/code are numbered from here (above MPI_ERR_LASTCODE,
  * the last predefined one). */
 #define VBT_ERR_FIRST_USER (MPI_ERR_LASTCODE + 1)

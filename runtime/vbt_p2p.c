@@ -92,9 +92,20 @@ int vbt_p2p_progress(void)
         vbt_p2p_drain_sendqs();
     if (unlikely(vbt_p2p.nputs > 0))
         vbt_p2p_put_progress();
+    if (unlikely(vbt_p2p.hook != NULL) && !vbt_p2p.in_hook) {
+        vbt_p2p.in_hook = 1;
+        n += vbt_p2p.hook(vbt_p2p.hook_arg);
+        vbt_p2p.in_hook = 0;
+    }
     if (unlikely(vbt_p2p.failed != VBT_OK))
         return vbt_p2p.failed;
     return n;
+}
+
+void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg)
+{
+    vbt_p2p.hook = fn;
+    vbt_p2p.hook_arg = arg;
 }
 
 void vbt_p2p_idle(vbt_backoff_t *backoff)

@@ -108,6 +108,12 @@ void vbt_p2p_cancel(vbt_request_t *req);
 /* Complete a request and apply MPI_Request_free semantics. */
 void vbt_p2p_request_done(vbt_request_t *req);
 
+/* A function run at every progress call while installed (NULL: none): the one-sided engine
+ * serves its windows' requests there, so a target progresses whenever it enters the library.
+ * Not run again while it runs (it makes p2p calls, which progress). */
+typedef int(vbt_p2p_hook_fn)(void *arg); /* returns the work it did (0: none) */
+void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg);
+
 /* Progress all transports once; returns the number of events handled or a negative status. */
 int vbt_p2p_progress(void);
 /* Back off after a progress call that found nothing (see vbt_progress.h). */

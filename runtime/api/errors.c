@@ -154,6 +154,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     VBT_API_COMM(c, comm, "MPI_Comm_set_errhandler");
     if (!vbt_errhandler_valid(errhandler))
         return bad_errhandler(c, "MPI_Comm_set_errhandler", errhandler);
+    if (!vbt_errhandler_fits(errhandler, VBT_ERRH_COMM))
+        return vbt_error_raise(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
+                               "argument errhandler was made by MPI_Win_create_errhandler, for "
+                               "windows; use one from MPI_Comm_create_errhandler");
     vbt_errhandler_retain(errhandler);
     vbt_errhandler_release(c->errhandler);
     c->errhandler = errhandler;

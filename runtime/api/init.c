@@ -1,5 +1,6 @@
 /* MPI_Init and friends: bring the library up and down. */
 #include "vbt_api.h"
+#include "vbt_win.h"
 #include "vbt_attr.h"
 #include "vbt_info.h"
 
@@ -72,6 +73,9 @@ int PMPI_Finalize(void)
                                "a delete callback of an attribute on MPI_COMM_SELF returned "
                                "error code %d",
                                rc);
+    /* Windows the application did not free go without communication (freeing is collective,
+     * and the others may have freed theirs). */
+    vbt_win_cleanup();
     status = vbt_runtime_finalize();
     if (status != VBT_OK)
         return vbt_error_raise(NULL, "MPI_Finalize", vbt_status_to_errclass(status),

@@ -16,6 +16,8 @@ VBT_PMPI_ALIAS(Type_set_name)
 VBT_PMPI_ALIAS(Type_get_envelope)
 VBT_PMPI_ALIAS(Type_get_contents)
 VBT_PMPI_ALIAS(Get_address)
+VBT_PMPI_ALIAS(Aint_add)
+VBT_PMPI_ALIAS(Aint_diff)
 
 /* The type behind datatype, or the error raised from call. */
 static int query_type(const char *call, MPI_Datatype dt, vbt_dtype_t **t_p)
@@ -193,4 +195,17 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     OUT_PTR("MPI_Get_address", address, "address");
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
+}
+
+/* Address arithmetic for absolute addresses (dynamic windows' displacements, MPI_BOTTOM): in a
+ * flat address space, plain integer arithmetic. Callable at any time, like the standard lets
+ * an implementation do. */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }

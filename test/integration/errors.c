@@ -268,6 +268,60 @@ static void test_table(void)
 
     still_works("the table");
 
+    /* One-sided: the window error classes, under the window's own MPI_ERRORS_RETURN. */
+    {
+        int wbuf[8] = {0}, x = 1;
+        MPI_Win win, dwin, junk_win = (MPI_Win)(void *)0x7;
+        MPI_Aint sz;
+        void *b;
+
+        BAD(MPI_ERR_WIN, "MPI_Win_fence", "MPI_WIN_NULL", MPI_Win_fence(0, MPI_WIN_NULL));
+        BAD(MPI_ERR_WIN, "MPI_Put", "win", MPI_Put(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, junk_win));
+        BAD(MPI_ERR_DISP, "MPI_Win_create", "disp_unit",
+            MPI_Win_create(wbuf, sizeof(wbuf), 0, MPI_INFO_NULL, wc, &win));
+        BAD(MPI_ERR_BASE, "MPI_Free_mem", "base", MPI_Free_mem(wbuf));
+        CHECK(MPI_Win_create(wbuf, sizeof(wbuf), sizeof(int), MPI_INFO_NULL, wc, &win) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Put", "epoch",
+            MPI_Put(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "lock", MPI_Win_unlock(peer, win));
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Win_complete", "MPI_Win_start", MPI_Win_complete(win));
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Win_wait", "MPI_Win_post", MPI_Win_wait(win));
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Win_flush", "passive", MPI_Win_flush(peer, win));
+        BAD(MPI_ERR_ASSERT, "MPI_Win_fence", "assert", MPI_Win_fence(MPI_MODE_NOCHECK, win));
+        BAD(MPI_ERR_LOCKTYPE, "MPI_Win_lock", "lock_type", MPI_Win_lock(0, peer, 0, win));
+        BAD(MPI_ERR_RANK, "MPI_Win_lock", "rank", MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win));
+        CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win) == MPI_SUCCESS);
+        BAD(MPI_ERR_RMA_RANGE, "MPI_Put", "target_disp",
+            MPI_Put(&x, 1, MPI_INT, peer, 8, 1, MPI_INT, win));
+        BAD(MPI_ERR_RMA_RANGE, "MPI_Get", "target_disp",
+            MPI_Get(&x, 1, MPI_INT, peer, -1, 1, MPI_INT, win));
+        BAD(MPI_ERR_RMA_SYNC, "MPI_Win_lock", "already",
+            MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+        BAD(MPI_ERR_OP, "MPI_Accumulate", "op",
+            MPI_Accumulate(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, win));
+        BAD(MPI_ERR_TYPE, "MPI_Put", "target_datatype",
+            MPI_Put(&x, 1, MPI_INT, peer, 0, 1, MPI_DATATYPE_NULL, win));
+        CHECK(MPI_Win_unlock(peer, win) == MPI_SUCCESS);
+        BAD(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach", "dynamic", MPI_Win_attach(win, &x, sizeof(x)));
+        BAD(MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query", "MPI_Win_allocate_shared",
+            MPI_Win_shared_query(win, 0, &sz, &n, &b));
+        CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, wc, &dwin) == MPI_SUCCESS);
+        CHECK(MPI_Win_set_errhandler(dwin, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+        CHECK(MPI_Win_attach(dwin, wbuf, sizeof(wbuf)) == MPI_SUCCESS);
+        BAD(MPI_ERR_RMA_ATTACH, "MPI_Win_attach", "overlaps",
+            MPI_Win_attach(dwin, wbuf + 2, sizeof(int)));
+        BAD(MPI_ERR_RMA_ATTACH, "MPI_Win_detach", "base", MPI_Win_detach(dwin, wbuf + 1));
+        CHECK(MPI_Win_detach(dwin, wbuf) == MPI_SUCCESS);
+        CHECK(MPI_Win_free(&dwin) == MPI_SUCCESS);
+        CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+        for (int i = 0; i < 8; i++)
+            if (wbuf[i] != 0)
+                FAIL("a refused one-sided call wrote element %d of the window (%d)", i, wbuf[i]);
+    }
+    still_works("one-sided errors");
+
     /* Truncation: rank 0 sends 4 ints, rank 1 receives room for 2. */
     if (rank == 0) {
         CHECK(MPI_Send(buf, 4, MPI_INT, 1, 9, wc) == MPI_SUCCESS);
@@ -303,9 +357,14 @@ static void test_bad_handles(void)
     MPI_Errhandler freed_eh, e;
     MPI_Comm newcomm;
     MPI_Status st;
+    MPI_Win freed_win, wn;
 
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_create(buf, sizeof(buf), 1, MPI_INFO_NULL, MPI_COMM_SELF, &freed_win) ==
+          MPI_SUCCESS);
+    wn = freed_win;
+    CHECK(MPI_Win_free(&wn) == MPI_SUCCESS && wn == MPI_WIN_NULL);
 
     /* A live request, for pointers into its middle: a receive nobody sends to. First, so that it
      * does not reuse the freed request below (objects are reused, and a stale handle then names
@@ -355,6 +414,13 @@ static void test_bad_handles(void)
         m = i < 3 ? (MPI_Message)p : freed_msg;
         BAD(MPI_ERR_REQUEST, "MPI_Mrecv", "message", MPI_Mrecv(rbuf, 1, MPI_INT, &m, &st));
         BAD(MPI_ERR_REQUEST, "MPI_Imrecv", "message", MPI_Imrecv(rbuf, 1, MPI_INT, &m, &req));
+
+        /* Windows. */
+        wn = i < 3 ? (MPI_Win)p : freed_win;
+        BAD(MPI_ERR_WIN, "MPI_Win_fence", "win", MPI_Win_fence(0, wn));
+        BAD(MPI_ERR_WIN, "MPI_Put", "win", MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, wn));
+        BAD(MPI_ERR_WIN, "MPI_Win_free", "win", MPI_Win_free(&wn));
+        CHECK(wn == (i < 3 ? (MPI_Win)p : freed_win));
 
         /* Groups. */
         h = i < 3 ? (MPI_Group)p : freed_group;

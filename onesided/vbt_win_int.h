@@ -1,0 +1,149 @@
+/* The private parts of the one-sided engine: the wire format of its active messages and the
+ * bookkeeping the origin and the target keep in the window. */
+#ifndef VBT_WIN_INT_H
+#define VBT_WIN_INT_H
+
+#include "vbt_p2p.h"
+#include "vbt_win.h"
+
+/* Tags on the window's private communicator. Replies get a tag of their own each, handed out
+ * by the origin (vbt_win_reply_tag), so a reply can never be taken for another. */
+enum {
+    VBT_WIN_TAG_REQ = 1,  /* a request to the target (vbt_win_req_t ...) */
+    VBT_WIN_TAG_POST = 2, /* MPI_Win_post: the target exposes its window to the origin */
+    VBT_WIN_TAG_REPLY0 = 16,
+};
+#define VBT_WIN_TAG_SPAN 0x0fffffffu
+
+#define VBT_WIN_WIRE_VERSION 1
+
+/* Request kinds beyond the operations (vbt_win_op_kind_t). */
+enum {
+    VBT_WIN_FLUSH = 8,    /* answer with a vbt_win_ack_t once everything earlier is applied */
+    VBT_WIN_LOCK = 9,     /* grant (a vbt_win_ack_t) when the lock is free; lock type in arg */
+    VBT_WIN_UNLOCK = 10,  /* release after everything earlier, then answer as FLUSH does */
+    VBT_WIN_COMPLETE = 11 /* MPI_Win_complete: this origin is done with the post epoch */
+};
+
+/* A request. The target layout follows as nblocks vbt_win_wblock_t (one element of the target
+ * datatype: its contiguous pieces, offsets from the element's address, in packed order), then
+ * datalen bytes of data (PUT/ACC/GET_ACC: the origin's data packed; CAS: compare value then
+ * the new one). Decoded defensively: lengths are checked against the message. */
+typedef struct __attribute__((packed)) {
+    uint8_t version;
+    uint8_t kind;
+    uint16_t arg;       /* LOCK: 1 exclusive, 0 shared */
+    uint32_t reply_tag; /* where the answer goes (GET, GET_ACC, CAS, FLUSH, LOCK, UNLOCK) */
+    uint64_t disp;      /* bytes from the window's base (dynamic windows: an address) */
+    uint64_t count;     /* target elements */
+    int64_t extent;     /* of the target datatype */
+    uint64_t size;      /* data bytes of one target element */
+    uint64_t nblocks;
+    uint64_t op;    /* MPI_Op handle of a predefined op (the same value in every process) */
+    uint64_t basic; /* the predefined datatype the target data is made of (accumulates) */
+    uint64_t datalen;
+} vbt_win_req_t;
+
+typedef struct __attribute__((packed)) {
+    int64_t off;
+    uint64_t len;
+} vbt_win_wblock_t;
+
+/* FLUSH/UNLOCK answers and LOCK grants: the first error the target found serving this origin
+ * since the last answer (0: none), and which access it was. */
+typedef struct __attribute__((packed)) {
+    int32_t err;
+    int32_t kind;
+    uint64_t disp;
+    uint64_t len;
+} vbt_win_ack_t;
+
+/* Something in flight that the window must see finish: one of our sends (its buffer freed at
+ * the end), or a receive of result data into the origin's buffers (a request the application
+ * may own: then it is followed by its id, never its address, since the application may free
+ * it). */
+typedef struct vbt_win_pending {
+    struct vbt_win_pending *next;
+    vbt_request_t *req; /* owned: NULL once it is the application's */
+    uint64_t req_id;
+    void *buf;
+    int target; /* -1 for sends, which flush need not wait for */
+} vbt_win_pending_t;
+
+/* A request the target took from its queue and is receiving, served in order. */
+typedef struct vbt_win_inbox {
+    struct vbt_win_inbox *next;
+    vbt_request_t *req;
+    void *buf;
+    size_t len;
+    int src;
+} vbt_win_inbox_t;
+
+/* A lock request waiting at the target. */
+typedef struct vbt_win_lockq {
+    struct vbt_win_lockq *next;
+    int origin;
+    int exclusive;
+    uint32_t reply_tag;
+} vbt_win_lockq_t;
+
+typedef struct vbt_win_region {
+    struct vbt_win_region *next;
+    uintptr_t base;
+    size_t size;
+} vbt_win_region_t;
+
+static inline uint32_t vbt_win_reply_tag(vbt_win_t *win)
+{
+    return VBT_WIN_TAG_REPLY0 + (win->next_tag++ & VBT_WIN_TAG_SPAN);
+}
+
+/* Send len bytes at buf (a malloc'd block the window frees when the send is done) to rank. */
+vbt_status_t vbt_win_send(vbt_win_t *win, int rank, int tag, void *buf, size_t len);
+/* Send a request without payload to rank, reply_tag in it. */
+vbt_status_t vbt_win_send_ctrl(vbt_win_t *win, int rank, int kind, int arg, uint32_t reply_tag);
+/* Track a receive of results (owned: ours to release; else the application's request). */
+vbt_status_t vbt_win_track(vbt_win_t *win, vbt_request_t *req, int target, int owned);
+/* Forget the pending entries that finished. */
+void vbt_win_reap(vbt_win_t *win);
+/* Drive progress until every result awaited from target (-1: any) arrived. */
+vbt_status_t vbt_win_wait_results(vbt_win_t *win, int target);
+/* Drive progress until the window has nothing in flight at all (MPI_Win_free). */
+vbt_status_t vbt_win_wait_idle(vbt_win_t *win);
+/* Wait for a request of ours, then release it. */
+vbt_status_t vbt_win_wait_req(vbt_request_t *req);
+/* Flush the targets marked in want[] (want NULL: the one target): FLUSH to each, wait for every
+ * answer and every result. */
+vbt_status_t vbt_win_flush_targets(vbt_win_t *win, const uint8_t *want, int target, int kind);
+/* Record an answer's error for vbt_win_take_error. */
+void vbt_win_note_error(vbt_win_t *win, int target, const vbt_win_ack_t *ack);
+
+/* Apply one access (a request as it came from the wire) to the window memory at base, size
+ * bytes long (base NULL: a dynamic window's attached regions, the displacement an address).
+ * Fetching kinds return their results in *out_p (malloc'd, *outlen_p bytes). MPI_SUCCESS, or
+ * MPI_ERR_RMA_RANGE (nothing touched), MPI_ERR_OP or MPI_ERR_NO_MEM (logged). */
+int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
+                  const vbt_win_wblock_t *b, const char *data, void **out_p, size_t *outlen_p);
+/* Shared windows: the same, done by the origin itself in the target's part of the segment. */
+vbt_status_t vbt_win_shm_apply(vbt_win_t *w, int target, const vbt_win_req_t *h,
+                               const vbt_win_wblock_t *b, const char *data, void *rbuf,
+                               size_t rcount, vbt_dtype_t *rtype);
+
+/* Target side: serve every window's requests (the progress hook). */
+int vbt_win_progress(void *arg);
+/* Is [addr, addr + len) inside one attached region (dynamic windows)? */
+int vbt_win_region_covers(const vbt_win_t *win, uintptr_t addr, size_t len);
+/* Lock requests: queue one, and grant what can be granted in order. */
+vbt_status_t vbt_win_lock_request(vbt_win_t *win, int origin, int exclusive, uint32_t tag);
+vbt_status_t vbt_win_lock_release(vbt_win_t *win, int origin);
+/* Answer a FLUSH/UNLOCK/LOCK of origin with its recorded error, which is cleared. */
+vbt_status_t vbt_win_answer(vbt_win_t *win, int origin, uint32_t tag);
+
+/* Shared segments. */
+vbt_status_t vbt_win_shm_create(vbt_win_t *win, size_t size);
+void vbt_win_shm_destroy(vbt_win_t *win);
+
+/* The progress hook is installed while windows exist. */
+void vbt_win_hook_update(void);
+
+#endif

@@ -1,0 +1,116 @@
+/* The origin side of the operations. Each is one request message: the header, the target
+ * datatype flattened (its blocks), and for puts and accumulates the origin's data packed, so
+ * the origin's buffer is reusable as soon as the call returns (local completion is immediate
+ * for them). Fetching operations pre-post a receive of the target's answer straight into the
+ * origin's result buffer with its datatype, under a reply tag of their own; that receive is the
+ * request MPI_Rget & co return. Deviation from the two-message put (header, then the data
+ * received in place): one message keeps every request in one ordered stream served whole, at
+ * the price of a copy at each end. Shared windows take the direct path instead
+ * (vbt_win_shm.c): the same request is applied by the origin itself to the target's memory. */
+#include "vbt_win_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int vbt_win_can_access(const vbt_win_t *w, int target)
+{
+    return w->fence_open || w->lock_all || w->tgt[target].lock != 0 || w->tgt[target].in_start;
+}
+
+static vbt_status_t post_result(vbt_win_t *w, const vbt_win_op_t *op, uint32_t tag,
+                                vbt_request_t **rreq_p)
+{
+    vbt_dtype_t *t = op->rtype;
+    size_t bytes = op->rcount * t->size;
+
+    if (t->contig)
+        return vbt_p2p_irecv(w->comm, VBT_CTX_P2P, (char *)op->rbuf + t->true_lb, bytes, op->target,
+                             (int)tag, rreq_p);
+    return vbt_p2p_irecv_dt(w->comm, VBT_CTX_P2P, op->rbuf, bytes, t, op->rcount, op->target,
+                            (int)tag, rreq_p);
+}
+
+vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p)
+{
+    vbt_dtype_t *tt = op->ttype;
+    int fetch = op->kind == VBT_WIN_GET || op->kind == VBT_WIN_GET_ACC || op->kind == VBT_WIN_CAS;
+    /* A contiguous target is described as one element of one block, so the target copies it
+     * with one memcpy and applies an accumulate in one call. */
+    int tcontig = tt->contig;
+    size_t nb = tcontig ? 1 : tt->nblocks, datalen = 0, len;
+    vbt_request_t *rreq = NULL;
+    vbt_win_req_t *h;
+    vbt_win_wblock_t *b;
+    vbt_status_t st;
+    uint32_t tag = 0;
+
+    if (op->kind == VBT_WIN_PUT || op->kind == VBT_WIN_ACC ||
+        (op->kind == VBT_WIN_GET_ACC && op->op != MPI_NO_OP))
+        datalen = op->ocount * op->otype->size;
+    else if (op->kind == VBT_WIN_CAS)
+        datalen = 2 * tt->size;
+    len = sizeof(*h) + nb * sizeof(*b) + datalen;
+    h = malloc(len);
+    if (h == NULL)
+        return VBT_ERR_NO_MEMORY;
+    b = (vbt_win_wblock_t *)(h + 1);
+    if (fetch && w->seg == NULL) {
+        tag = vbt_win_reply_tag(w);
+        st = post_result(w, op, tag, &rreq);
+        if (st == VBT_OK)
+            st = vbt_win_track(w, rreq, op->target, req_p == NULL);
+        if (st != VBT_OK) {
+            free(h);
+            return st;
+        }
+    }
+    *h = (vbt_win_req_t){.version = VBT_WIN_WIRE_VERSION,
+                         .kind = (uint8_t)op->kind,
+                         .reply_tag = tag,
+                         .disp = op->tdisp,
+                         .count = tcontig ? 1 : op->tcount,
+                         .extent = tcontig ? (int64_t)(op->tcount * tt->size) : tt->extent,
+                         .size = tcontig ? op->tcount * tt->size : tt->size,
+                         .nblocks = nb,
+                         .op = (uint64_t)(uintptr_t)op->op,
+                         .basic = (uint64_t)(uintptr_t)tt->basic,
+                         .datalen = datalen};
+    if (tcontig)
+        b[0] = (vbt_win_wblock_t){.off = tt->true_lb, .len = op->tcount * tt->size};
+    else
+        for (size_t i = 0; i < nb; i++)
+            b[i] = (vbt_win_wblock_t){.off = tt->blocks[i].off, .len = tt->blocks[i].len};
+    if (op->kind == VBT_WIN_CAS) {
+        memcpy(b + nb, op->cbuf, tt->size);
+        memcpy((char *)(b + nb) + tt->size, op->obuf, tt->size);
+    } else if (datalen > 0 && op->otype->contig) {
+        memcpy(b + nb, (const char *)op->obuf + op->otype->true_lb, datalen);
+    } else if (datalen > 0) {
+        vbt_dtype_pack(op->otype, op->obuf, op->ocount, 0, b + nb, datalen);
+    }
+    if (w->seg != NULL) { /* a shared window: done here and now, complete on return */
+        st = vbt_win_shm_apply(w, op->target, h, b, (const char *)(b + nb), op->rbuf, op->rcount,
+                               op->rtype);
+        free(h);
+        if (st != VBT_OK)
+            return st;
+        w->fence_ops++;
+    } else {
+        st = vbt_win_send(w, op->target, VBT_WIN_TAG_REQ, h, len);
+        if (st != VBT_OK)
+            return st; /* a tracked result receive completes or goes with the window */
+        w->tgt[op->target].unflushed = 1;
+        w->fence_ops++;
+    }
+    if (req_p == NULL)
+        return VBT_OK;
+    if (rreq == NULL) { /* nothing comes back: locally complete already */
+        rreq = vbt_request_alloc(VBT_REQ_SEND);
+        if (rreq == NULL)
+            return VBT_ERR_NO_MEMORY;
+        rreq->comm = w->comm;
+        rreq->complete = 1;
+    }
+    *req_p = rreq;
+    return VBT_OK;
+}
