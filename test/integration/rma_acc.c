@@ -295,7 +295,7 @@ static void test_loc(void)
     dblint_t d[NELEM];
     MPI_Op lops[2] = {MPI_MAXLOC, MPI_MINLOC};
 
-    CHECK(rma_win_make(&w, RMA_ALLOCATE, NELEM * (sizeof(int2_t) + sizeof(dblint_t)), 1,
+    CHECK(rma_win_make(&w, RMA_ALLOCATE, WROUND(NELEM * (sizeof(int2_t) + sizeof(dblint_t))), 1,
                        MPI_COMM_WORLD));
     int2_t *wa = (int2_t *)w.base;
     dblint_t *wd = (dblint_t *)(w.base + NELEM * sizeof(int2_t));
