@@ -557,8 +557,11 @@ static void test_counters(void)
         if (m == 0)
             MPI_Win_lock_all(0, w.win);
         for (int i = 0; i < K; i++) {
-            if (m == 1)
+            if (m == 1) {
                 MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win);
+                if (last != 0)
+                    MPI_Win_lock(MPI_LOCK_SHARED, last, 0, w.win);
+            }
             if (m < 2) {
                 CHECK(MPI_Fetch_and_op(&one, &mine[i], MPI_INT64_T, 0, 0, MPI_SUM, w.win) ==
                       MPI_SUCCESS);
@@ -587,6 +590,8 @@ static void test_counters(void)
             }
             if (m == 1) {
                 MPI_Win_unlock(0, w.win);
+                if (last != 0)
+                    MPI_Win_unlock(last, w.win);
             }
         }
         if (m == 0)
