@@ -8,7 +8,7 @@ set -u
 dir="$abs_top_builddir/test/integration"
 fail=0
 # program:number of subtests
-progs="rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:2 rma_shared:3 rma_passive:1"
+progs="rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:2 rma_shared:3 rma_passive:1 rma_dtype:11"
 for cma in 1 0; do
     for np in ${RMA_NPS:-1 2 3 4 5 6 7}; do
         for p in $progs; do
