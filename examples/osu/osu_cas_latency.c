@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     const osu_rma_desc_t d = {
         OSU_RMA_ATOMIC,     "vbt_osu_cas_latency", "MPI_Compare_and_swap latency Test",
         OSU_WIN_ALLOCATE,   OSU_SYNC_FLUSH,        OSU_SYNC_ALL,
-        MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED};
+        MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED,       OSU_BUF_SRC | OSU_BUF_RESULT};
 
     return osu_rma_main(&d, 0, op, argc, argv);
 }

@@ -20,7 +20,8 @@ int main(int argc, char **argv)
                               OSU_SYNC_LOCK,
                               OSU_SYNC_ALL,
                               MPI_LOCK_EXCLUSIVE,
-                              MPI_LOCK_EXCLUSIVE};
+                              MPI_LOCK_EXCLUSIVE,
+                              OSU_BUF_SRC | OSU_BUF_RESULT};
 
     return osu_rma_main(&d, 0, op, argc, argv);
 }

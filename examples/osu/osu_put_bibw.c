@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     const osu_rma_desc_t d = {
         OSU_RMA_BW,       "vbt_osu_put_bibw", "MPI_Put Bi-directional Bandwidth Test",
         OSU_WIN_ALLOCATE, OSU_SYNC_PSCW,      OSU_SYNC_ACTIVE,
-        MPI_LOCK_SHARED,  MPI_LOCK_SHARED};
+        MPI_LOCK_SHARED,  MPI_LOCK_SHARED,    OSU_BUF_SRC};
 
     return osu_rma_main(&d, 1, op, argc, argv);
 }

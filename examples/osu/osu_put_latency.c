@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 {
     const osu_rma_desc_t d = {OSU_RMA_LATENCY,  "vbt_osu_put_latency", "MPI_Put Latency Test",
                               OSU_WIN_ALLOCATE, OSU_SYNC_FLUSH,        OSU_SYNC_ALL,
-                              MPI_LOCK_SHARED,  MPI_LOCK_SHARED};
+                              MPI_LOCK_SHARED,  MPI_LOCK_SHARED,       OSU_BUF_SRC};
 
     return osu_rma_main(&d, 0, op, argc, argv);
 }

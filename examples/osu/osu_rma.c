@@ -373,11 +373,11 @@ int osu_rma_main(const osu_rma_desc_t *d, int bidir, osu_rma_op_t op, int argc, 
     }
     /* A bandwidth test's window of operations goes to consecutive slots of size bytes. */
     span = o.max_size * (bw ? (size_t)o.window : 1);
-    b.src = osu_alloc(&o, span);
-    b.result = osu_alloc(&o, span);
-    b.compare = osu_alloc(&o, span);
-    memset(b.src, 1, span); /* accumulate adds 1 to every byte */
-    memset(b.compare, 0, span);
+    b.src = osu_alloc(&o, d->bufs & OSU_BUF_SRC ? span : 8);
+    b.result = osu_alloc(&o, d->bufs & OSU_BUF_RESULT ? span : 8);
+    b.compare = osu_alloc(&o, 8);
+    memset(b.src, 1, d->bufs & OSU_BUF_SRC ? span : 8); /* accumulate adds 1 to every byte */
+    memset(b.compare, 0, 8);
     if (d->kind == OSU_RMA_ATOMIC) {
         long long one = 1; /* fetch_and_op adds 1; compare_and_swap swaps 0 for 1 */
         memcpy(b.src, &one, sizeof(one));

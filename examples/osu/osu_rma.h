@@ -64,7 +64,13 @@ typedef struct {
     osu_sync_t sync;
     unsigned syncs;
     int lock_kind, flush_kind;
+    unsigned
+        bufs; /* which of the buffers the operation uses at full size (the others get 8 bytes) */
 } osu_rma_desc_t;
+
+/* osu_rma_desc_t.bufs */
+#define OSU_BUF_SRC    1u /* osu_rma_bufs_t.src */
+#define OSU_BUF_RESULT 2u /* osu_rma_bufs_t.result */
 
 /* After MPI_Init: osu_init with -w and -s (same return convention). */
 int osu_rma_init(osu_opts_t *o, osu_rma_opts_t *r, const osu_rma_desc_t *d, int argc, char **argv);
