@@ -97,8 +97,9 @@ static void usage(const osu_opts_t *o, FILE *f)
     else
         fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default 100)\n");
     if (has_window(o->kind))
-        fprintf(f, "  -W, --window-size WINDOW  %s per iteration (default 64)\n",
-                is_rma(o->kind) ? "operations per synchronization" : "messages in flight");
+        fprintf(f, "  -W, --window-size WINDOW  %s (default 64)\n",
+                is_rma(o->kind) ? "operations per synchronization"
+                                : "messages in flight per iteration");
     if (is_rma(o->kind))
         ; /* no -c, as OSU's one-sided benchmarks */
     else if (is_reduction(o->kind))

@@ -95,6 +95,7 @@ if ! _out=$("$vcc" -o "$tmp/win" "$tmp/win.c" 2>&1); then
         failed "$vcc: a probe calling MPI_Win_free does not build, for another reason" "$_out"
     fi
 fi
+vbt_rma=$with_rma
 if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wall -Wextra -Werror; then
     out=$("$tmp/verbatim/vbt_osu_bw" -h 2>&1)
     rc=$?
@@ -114,12 +115,14 @@ if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wa
     2:*"bad warm-up count"*"usage: vbt_osu_latency"*) ;;
     *) failed "vbt_osu_latency -x without a value: exit $rc, expected 2" "$out" ;;
     esac
-    [ $with_rma = 1 ] && rma_singleton verbatim
+    [ $vbt_rma = 1 ] && rma_singleton verbatim
 fi
+with_rma=1 # the other MPIs have one-sided functions
 
 # Another MPI: build with its wrapper; run latency and bw with -c on 2 ranks and mbw_mr on 4
-# over its default (shared-memory) path. A validation error fails the test; a launcher that
-# cannot start here only gets a note.
+# over its default (shared-memory) path, then a short job of each one-sided benchmark. A
+# validation error fails the test, and so does a job that fails after an earlier one of the
+# same MPI ran; a launcher that cannot start here at all only gets a note.
 rival() {
     _name=$1
     _cc=$2
@@ -131,6 +134,7 @@ rival() {
     fi
     build "$_name" "$_cc" -O2 -Wall -Wextra -Werror || return
     rma_singleton "$_name"
+    _ran=0
     for job in "2 latency -c -m 0:4096 -i 20 -x 2" "2 bw -c -m 1:65536 -i 4 -W 8" \
         "4 mbw_mr -c -m 1:4096 -i 4 -W 8" \
         "2 put_latency -w create -s lock -m 1:4096 -i 20 -x 2" \
@@ -150,6 +154,7 @@ rival() {
             timeout 120 "$_run" $RIVAL_RUN_ARGS -n "$_n" "$tmp/$_name/vbt_osu_$_b" "$@" 2>&1)
         rc=$?
         if [ $rc -eq 0 ]; then
+            _ran=1
             rows=$(printf '%s\n' "$out" | grep -c '^[0-9]')
             [ "$rows" -gt 0 ] || failed "$_name: vbt_osu_$_b printed no rows" "$out"
             case " $rma_benches " in
@@ -158,6 +163,8 @@ rival() {
             esac
         elif printf '%s\n' "$out" | grep -q 'validation failed'; then
             failed "$_name: vbt_osu_$_b -c: validation failed" "$out"
+        elif [ $_ran = 1 ]; then
+            failed "$_name: vbt_osu_$_b $* on $_n ranks: exit $rc (earlier jobs of this MPI ran)" "$out"
         else
             echo "NOTE: $_run could not run vbt_osu_$_b here (exit $rc); only the build is checked:"
             printf '%s\n' "$out" | tail -5 | sed 's/^/    /'
