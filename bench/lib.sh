@@ -58,7 +58,7 @@ build_prog() {
 }
 
 # osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce; coll-NAME:
-# examples/osu's collective NAME, with the driver they share).
+# examples/osu's collective NAME, with the driver they share; the one-sided ones with osu_rma.c).
 osu_src() {
     if [ "$1" = allreduce ]; then
         echo "$here/osu_allreduce.c" "$top/examples/osu/osu_common.c"
@@ -68,7 +68,11 @@ osu_src() {
         *) echo "$top/examples/osu/osu_${1#coll-}.c" "$top/examples/osu/osu_coll.c" "$top/examples/osu/osu_common.c" ;;
         esac
     else
-        echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_common.c"
+        case $1 in
+        *_latency | *_bw | *_bibw) # one-sided: the driver they share
+            echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_rma.c" "$top/examples/osu/osu_common.c" ;;
+        *) echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_common.c" ;;
+        esac
     fi
 }
 

@@ -31,9 +31,16 @@ static int is_reduction(osu_kind_t kind)
     return kind == OSU_ALLREDUCE || kind == OSU_REDUCE || kind == OSU_REDUCE_SCATTER;
 }
 
+/* The one-sided ones (osu_rma.c): -w, -s; no -c, no -f, as OSU's. */
+static int is_rma(osu_kind_t kind)
+{
+    return kind == OSU_RMA_LATENCY || kind == OSU_RMA_BW || kind == OSU_RMA_ATOMIC;
+}
+
 static int is_latency(osu_kind_t kind)
 {
-    return kind == OSU_LATENCY || kind == OSU_MULTI_LAT || is_coll(kind);
+    return kind == OSU_LATENCY || kind == OSU_MULTI_LAT || kind == OSU_RMA_LATENCY ||
+           kind == OSU_RMA_ATOMIC || is_coll(kind);
 }
 
 /* Whether the benchmark has message sizes (-m) and payloads (-c): all but the barrier. */
@@ -42,9 +49,15 @@ static int has_sizes(osu_kind_t kind)
     return kind != OSU_BARRIER;
 }
 
+/* Whether -m sets the sizes: the atomics have one, 8 bytes. */
+static int has_size_opt(osu_kind_t kind)
+{
+    return has_sizes(kind) && kind != OSU_RMA_ATOMIC;
+}
+
 static int has_window(osu_kind_t kind)
 {
-    return kind == OSU_BW || kind == OSU_BIBW || kind == OSU_MBW_MR;
+    return kind == OSU_BW || kind == OSU_BIBW || kind == OSU_MBW_MR || kind == OSU_RMA_BW;
 }
 
 static int multi_pair(osu_kind_t kind)
@@ -57,14 +70,14 @@ static void usage(const osu_opts_t *o, FILE *f)
     int lat = is_latency(o->kind), coll = is_coll(o->kind);
 
     fprintf(f, "usage: %s [options]   (OSU-style %s)\n", o->prog, o->title);
-    if (has_sizes(o->kind))
+    if (has_size_opt(o->kind))
         fprintf(f,
                 "  -m, --message-size [MIN:]MAX  sizes MIN, 2*MIN, 4*MIN ... up to MAX bytes\n"
                 "                            (default %s; a k or m suffix multiplies by "
                 "1024 or 1048576)\n",
-                coll  ? "4:1048576"
-                : lat ? "0:4194304"
-                      : "1:4194304");
+                coll                      ? "4:1048576"
+                : lat && !is_rma(o->kind) ? "0:4194304"
+                                          : "1:4194304");
     if (has_sizes(o->kind))
         fprintf(f,
                 "  -i, --iterations ITER     timed iterations per size (default %d; sizes above "
@@ -84,8 +97,12 @@ static void usage(const osu_opts_t *o, FILE *f)
     else
         fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default 100)\n");
     if (has_window(o->kind))
-        fprintf(f, "  -W, --window-size WINDOW  messages in flight per iteration (default 64)\n");
-    if (is_reduction(o->kind))
+        fprintf(f, "  -W, --window-size WINDOW  %s (default 64)\n",
+                is_rma(o->kind) ? "operations per synchronization"
+                                : "messages in flight per iteration");
+    if (is_rma(o->kind))
+        ; /* no -c, as OSU's one-sided benchmarks */
+    else if (is_reduction(o->kind))
         fprintf(f, "  -c, --validation          check every element of every result; a "
                    "mismatch names the\n"
                    "                            size, iteration and element, and aborts the "
@@ -94,18 +111,28 @@ static void usage(const osu_opts_t *o, FILE *f)
         fprintf(f, "  -c, --validation          check every byte of every message; a mismatch "
                    "names the\n"
                    "                            size, iteration and byte, and aborts the job\n");
-    fprintf(f, "  -f, --full                also print the minimum and maximum %s\n",
-            coll                  ? "over the ranks' averages"
-            : multi_pair(o->kind) ? "over the pairs"
-                                  : "over the iterations");
-    fprintf(f,
-            "      --csv                 print CSV instead: a header row, then one row per "
-            "size:\n"
-            "                            benchmark,library,size,%s[,%s]%s\n"
-            "                            ([...]: with -f%s)\n",
-            lat ? "latency_us" : "bandwidth_MBps", lat ? "min_us,max_us" : "min_MBps,max_MBps",
-            o->kind == OSU_MBW_MR ? ",messages_per_s" : "",
-            has_sizes(o->kind) ? "" : "; one row, of size 0");
+    if (!is_rma(o->kind))
+        fprintf(f, "  -f, --full                also print the minimum and maximum %s\n",
+                coll                  ? "over the ranks' averages"
+                : multi_pair(o->kind) ? "over the pairs"
+                                      : "over the iterations");
+    if (o->extra && o->extra->usage)
+        fputs(o->extra->usage, f);
+    if (is_rma(o->kind))
+        fprintf(f,
+                "      --csv                 print CSV instead: a header row, then one row per "
+                "size:\n"
+                "                            benchmark,library,size,%s\n",
+                lat ? "latency_us" : "bandwidth_MBps");
+    else
+        fprintf(f,
+                "      --csv                 print CSV instead: a header row, then one row per "
+                "size:\n"
+                "                            benchmark,library,size,%s[,%s]%s\n"
+                "                            ([...]: with -f%s)\n",
+                lat ? "latency_us" : "bandwidth_MBps", lat ? "min_us,max_us" : "min_MBps,max_MBps",
+                o->kind == OSU_MBW_MR ? ",messages_per_s" : "",
+                has_sizes(o->kind) ? "" : "; one row, of size 0");
     fprintf(f, "  -h, --help                this help\n");
     fprintf(f, "Ranks: %s.\n",
             coll                  ? "2 or more"
@@ -276,18 +303,30 @@ static int bad(const osu_opts_t *o, const char *fmt, const char *what)
 int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
              char **argv)
 {
-    int lat = is_latency(kind), coll = is_coll(kind), iters = -1, warmup = -1, i;
+    return osu_init_extra(o, kind, prog, title, NULL, argc, argv);
+}
+
+int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title,
+                   const osu_extra_opts_t *extra, int argc, char **argv)
+{
+    int lat = is_latency(kind), coll = is_coll(kind), iters = -1, warmup = -1, i, rc;
+    char msg[256];
 
     memset(o, 0, sizeof(*o));
     o->kind = kind;
     o->prog = prog;
     o->title = title;
+    o->extra = extra;
     /* OSU's defaults: point-to-point 0 (latency) or 1 to 4 MiB; collectives 4 B (one float)
      * to 1 MiB, 1000 iterations and 100 warm-up (100 and 10 above 8 KiB). */
-    o->min_size = coll ? 4 : lat ? 0 : 1;
+    /* One-sided: 1 B to 4 MiB (OSU's one-sided latency tests start at 1, not 0); the atomics
+     * one 8-byte element. */
+    o->min_size = coll ? 4 : lat && !is_rma(kind) ? 0 : 1;
     o->max_size = (size_t)1 << (coll ? 20 : 22);
     if (!has_sizes(kind))
         o->min_size = o->max_size = 0;
+    if (kind == OSU_RMA_ATOMIC)
+        o->min_size = o->max_size = 8;
     o->iters = coll ? 1000 : lat ? 10000 : 100;
     o->warmup = lat ? 100 : 10;
     o->iters_large = coll ? 100 : lat ? 1000 : 20;
@@ -305,14 +344,14 @@ int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title
             if (o->rank == 0)
                 usage(o, stdout);
             return 0;
-        } else if (has_sizes(kind) &&
+        } else if (has_sizes(kind) && !is_rma(kind) &&
                    (strcmp(arg, "-c") == 0 || strcmp(arg, "--validation") == 0)) {
             o->validate = 1;
-        } else if (strcmp(arg, "-f") == 0 || strcmp(arg, "--full") == 0) {
+        } else if (!is_rma(kind) && (strcmp(arg, "-f") == 0 || strcmp(arg, "--full") == 0)) {
             o->full = 1;
         } else if (strcmp(arg, "--csv") == 0) {
             o->csv = 1;
-        } else if (has_sizes(kind) && is_opt(arg, 'm', "--message-size", &nl)) {
+        } else if (has_size_opt(kind) && is_opt(arg, 'm', "--message-size", &nl)) {
             val = opt_value(argc, argv, &i, arg, nl);
             if (val == NULL || parse_range(val, o))
                 return bad(o, "bad message sizes '%s': expected [MIN:]MAX in bytes",
@@ -329,6 +368,9 @@ int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title
             val = opt_value(argc, argv, &i, arg, nl);
             if (val == NULL || parse_count(val, 1, &o->window) || o->window > 65536)
                 return bad(o, "bad window '%s': expected 1 to 65536", val ? val : "");
+        } else if (extra && (rc = extra->parse(extra->ctx, argc, argv, &i, msg, sizeof(msg)))) {
+            if (rc < 0)
+                return bad(o, "%s", msg);
         } else {
             return bad(o, "unknown option or argument '%s'", arg);
         }
@@ -536,7 +578,10 @@ void osu_print_header(const osu_opts_t *o)
            OSU_LARGE_SIZE, o->warmup, o->warmup_large);
     if (has_window(o->kind))
         printf(", window: %d", o->window);
-    printf(", validation: %s\n", o->validate ? "on" : "off");
+    if (is_rma(o->kind))
+        printf("\n%s", o->header_extra ? o->header_extra : "");
+    else
+        printf(", validation: %s\n", o->validate ? "on" : "off");
     if (is_coll(o->kind) && o->full)
         printf("%-10s%18s%18s%18s%12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
                "Max Latency(us)", "Iterations");

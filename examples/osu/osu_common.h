@@ -36,6 +36,10 @@ typedef enum {
     OSU_SCATTERV,
     OSU_ALLGATHERV,
     OSU_ALLTOALLV,
+    /* One-sided, between ranks 0 and 1 (osu_rma.c): options -w and -s on top of these. */
+    OSU_RMA_LATENCY, /* one operation per epoch or flush: time per operation */
+    OSU_RMA_BW,      /* -W operations per epoch or flush: MB/s (put_bibw: both directions) */
+    OSU_RMA_ATOMIC,  /* fetch_and_op, compare_and_swap: one 8-byte MPI_LONG_LONG, no -m */
 } osu_kind_t;
 
 /* Sizes above this use the reduced iteration counts (OSU's LARGE_MESSAGE_SIZE). */
@@ -54,9 +58,21 @@ typedef struct {
     int full;     /* -f: min/max columns */
     int csv;      /* --csv */
     int rank, nranks;
-    char library[256]; /* first line of MPI_Get_library_version */
-    char label[128];   /* the same, shortened and without commas: the CSV's library column */
+    char library[256];        /* first line of MPI_Get_library_version */
+    char label[128];          /* the same, shortened and without commas: the CSV's library column */
+    const char *header_extra; /* "# " lines printed after the parameters (one-sided), or NULL */
+    const struct osu_extra_opts *extra; /* the benchmark's own options, or NULL */
 } osu_opts_t;
+
+/* Options a benchmark adds to the common ones (the one-sided -w and -s). parse looks at
+ * argv[*i]: returns 0 when it is not one of them, 1 when it took it (advancing *i past a value
+ * it consumed), or -1 for a bad value, with a sentence in msg (of msg_len bytes). usage is
+ * printed with the help, before -h. */
+typedef struct osu_extra_opts {
+    int (*parse)(void *ctx, int argc, char **argv, int *i, char *msg, size_t msg_len);
+    void *ctx;
+    const char *usage;
+} osu_extra_opts_t;
 
 /* Per-iteration (or per-rank) figures: sum, count, min and max. */
 typedef struct {
@@ -69,6 +85,9 @@ typedef struct {
  * on rank 0; the caller then calls MPI_Finalize and returns that status on every rank. */
 int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
              char **argv);
+/* The same, with a benchmark's own options (may be NULL). */
+int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title,
+                   const osu_extra_opts_t *extra, int argc, char **argv);
 
 /* The size after s: MIN, 2*MIN, 4*MIN, ... (0 is followed by 1). */
 size_t osu_next_size(size_t s);

@@ -1,12 +1,15 @@
 #!/bin/sh
-# The OSU-style benchmark sources (examples/osu, point-to-point and collective) are plain MPI:
+# The OSU-style benchmark sources (examples/osu, point-to-point, collective and one-sided) are
+# plain MPI:
 # they build standalone with the build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror)
 # and start as a world of one rank
 # (-h: usage, exit 0; one rank: "needs exactly 2 ranks", exit 2). Where Open MPI's or MPICH's
 # mpicc is installed (mpicc.openmpi, mpicc.mpich), they build with those too and run a short
 # validated job over that MPI on this machine. Where gnuplot is installed, vbt-osu-plot draws
 # sample CSV files into a PNG. The other-MPI and gnuplot parts are skipped (said so) when the
-# tools are missing; the test passes when the mandatory parts pass.
+# tools are missing; the test passes when the mandatory parts pass. The one-sided ones (osu_rma.c)
+# are built with Verbatim's mpicc only once its library has MPI_Win_* (said so otherwise); with
+# the other MPIs they build and run a short job in every -w mode and several -s modes.
 set -u
 : "${abs_top_builddir:=$(pwd)}"
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -16,6 +19,9 @@ benches="latency bw bibw mbw_mr multi_lat barrier"
 # The collective ones share a driver, osu_coll.c.
 coll_benches="bcast reduce allreduce gather scatter allgather alltoall reduce_scatter"
 coll_benches="$coll_benches gatherv scatterv allgatherv alltoallv"
+# The one-sided ones share osu_rma.c.
+rma_benches="put_latency get_latency acc_latency get_acc_latency fop_latency cas_latency"
+rma_benches="$rma_benches put_bw get_bw put_bibw"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
@@ -26,15 +32,20 @@ failed() {
     fail=1
 }
 
-# build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/; 0 when all built.
+# build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/ ($with_rma says whether the
+# one-sided ones too); 0 when all built.
+with_rma=1
 build() {
     _name=$1
     _cc=$2
     shift 2
     mkdir -p "$tmp/$_name"
-    for b in $benches $coll_benches; do
+    _all="$benches $coll_benches"
+    [ $with_rma = 1 ] && _all="$_all $rma_benches"
+    for b in $_all; do
         _extra=
         case " $coll_benches " in *" $b "*) _extra="$src/osu_coll.c" ;; esac
+        case " $rma_benches " in *" $b "*) _extra="$src/osu_rma.c" ;; esac
         if ! _out=$("$_cc" "$@" -o "$tmp/$_name/vbt_osu_$b" "$src/osu_$b.c" "$src/osu_common.c" $_extra 2>&1); then
             failed "$_name: $_cc $* osu_$b.c osu_common.c $_extra" "$_out"
             return 1
@@ -43,7 +54,48 @@ build() {
     echo "built the benchmarks with $_cc ($_name)"
 }
 
-# With Verbatim's build-tree mpicc, as strictly as the compiler allows.
+# rma_singleton NAME: the one-sided options as a world of one rank: -h lists -w and each
+# benchmark's -s modes; a mode a benchmark does not accept, or a bad -w, is a usage error.
+rma_singleton() {
+    out=$("$tmp/$1/vbt_osu_put_bibw" -h 2>&1)
+    rc=$?
+    case $rc:$out in
+    0:*"-w, --win-option"*"default allocate"*"default pscw"*fence*) ;;
+    *) failed "$1: vbt_osu_put_bibw -h: exit $rc" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_put_bibw" -s flush 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad synchronization 'flush': expected pscw, fence"*) ;;
+    *) failed "$1: vbt_osu_put_bibw -s flush: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_get_acc_latency" -w shared 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad window creation 'shared'"*"default create"*"default lock"*) ;;
+    *) failed "$1: vbt_osu_get_acc_latency -w shared: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_fop_latency" -m 8 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"unknown option"*) ;;
+    *) failed "$1: vbt_osu_fop_latency -m (it has one size): exit $rc, expected 2" "$out" ;;
+    esac
+}
+
+# With Verbatim's build-tree mpicc, as strictly as the compiler allows; the one-sided benchmarks
+# only when a program calling MPI_Win_free links (Verbatim before its one-sided engine: no).
+vcc="$abs_top_builddir/build-bin/mpicc"
+printf '#include <mpi.h>\nint main(void) { MPI_Win w = MPI_WIN_NULL; MPI_Init(0, 0); if (w != MPI_WIN_NULL) MPI_Win_free(&w); MPI_Finalize(); return 0; }\n' >"$tmp/win.c"
+if ! _out=$("$vcc" -o "$tmp/win" "$tmp/win.c" 2>&1); then
+    if printf '%s\n' "$_out" | grep -q 'MPI_Win_free'; then
+        echo "SKIP (part): Verbatim's library has no MPI_Win_free yet: the one-sided benchmarks are built with the other MPIs only"
+        with_rma=0
+    else
+        failed "$vcc: a probe calling MPI_Win_free does not build, for another reason" "$_out"
+    fi
+fi
+vbt_rma=$with_rma
 if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wall -Wextra -Werror; then
     out=$("$tmp/verbatim/vbt_osu_bw" -h 2>&1)
     rc=$?
@@ -63,11 +115,14 @@ if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wa
     2:*"bad warm-up count"*"usage: vbt_osu_latency"*) ;;
     *) failed "vbt_osu_latency -x without a value: exit $rc, expected 2" "$out" ;;
     esac
+    [ $vbt_rma = 1 ] && rma_singleton verbatim
 fi
+with_rma=1 # the other MPIs have one-sided functions
 
 # Another MPI: build with its wrapper; run latency and bw with -c on 2 ranks and mbw_mr on 4
-# over its default (shared-memory) path. A validation error fails the test; a launcher that
-# cannot start here only gets a note.
+# over its default (shared-memory) path, then a short job of each one-sided benchmark. A
+# validation error fails the test, and so does a job that fails after an earlier one of the
+# same MPI ran; a launcher that cannot start here at all only gets a note.
 rival() {
     _name=$1
     _cc=$2
@@ -78,8 +133,18 @@ rival() {
         return
     fi
     build "$_name" "$_cc" -O2 -Wall -Wextra -Werror || return
+    rma_singleton "$_name"
+    _ran=0
     for job in "2 latency -c -m 0:4096 -i 20 -x 2" "2 bw -c -m 1:65536 -i 4 -W 8" \
-        "4 mbw_mr -c -m 1:4096 -i 4 -W 8"; do
+        "4 mbw_mr -c -m 1:4096 -i 4 -W 8" \
+        "2 put_latency -w create -s lock -m 1:4096 -i 20 -x 2" \
+        "2 get_latency -w dynamic -s fence -m 1:4096 -i 20 -x 2" \
+        "2 acc_latency -w allocate -s pscw -m 1:4096 -i 20 -x 2" \
+        "2 get_acc_latency -m 1:4096 -i 20 -x 2" "2 fop_latency -s lock_all -i 20 -x 2" \
+        "2 cas_latency -w dynamic -s flush_local -i 20 -x 2" \
+        "2 put_bw -w create -s fence -m 1:65536 -i 4 -W 8" \
+        "2 get_bw -w dynamic -s flush -m 1:65536 -i 4 -W 8" \
+        "2 put_bibw -s pscw -m 1:65536 -i 4 -W 8"; do
         # shellcheck disable=SC2086 # split the job into words
         set -- $job
         _n=$1
@@ -89,11 +154,17 @@ rival() {
             timeout 120 "$_run" $RIVAL_RUN_ARGS -n "$_n" "$tmp/$_name/vbt_osu_$_b" "$@" 2>&1)
         rc=$?
         if [ $rc -eq 0 ]; then
+            _ran=1
             rows=$(printf '%s\n' "$out" | grep -c '^[0-9]')
             [ "$rows" -gt 0 ] || failed "$_name: vbt_osu_$_b printed no rows" "$out"
-            echo "ran vbt_osu_$_b -c on $_n ranks with $_name: $rows sizes checked"
+            case " $rma_benches " in
+            *" $_b "*) echo "ran vbt_osu_$_b $* on $_n ranks with $_name: $rows sizes" ;;
+            *) echo "ran vbt_osu_$_b -c on $_n ranks with $_name: $rows sizes checked" ;;
+            esac
         elif printf '%s\n' "$out" | grep -q 'validation failed'; then
             failed "$_name: vbt_osu_$_b -c: validation failed" "$out"
+        elif [ $_ran = 1 ]; then
+            failed "$_name: vbt_osu_$_b $* on $_n ranks: exit $rc (earlier jobs of this MPI ran)" "$out"
         else
             echo "NOTE: $_run could not run vbt_osu_$_b here (exit $rc); only the build is checked:"
             printf '%s\n' "$out" | tail -5 | sed 's/^/    /'

@@ -1,0 +1,27 @@
+/* vbt_osu_get_acc_latency: MPI_Get_accumulate (MPI_CHAR, MPI_SUM) of SIZE bytes by rank 0 on rank
+ * 1, then the synchronization -s names (default, as OSU's: MPI_Win_lock/unlock, exclusive, on an
+ * MPI_Win_create window): time per MPI_Get_accumulate. Options and output as OSU's
+ * osu_get_acc_latency (-h, README.md); windows, synchronization and timing: osu_rma.c. */
+#include "osu_rma.h"
+
+static void op(const osu_rma_bufs_t *b, size_t size, int j, int target, MPI_Aint disp, MPI_Win win)
+{
+    (void)j;
+    MPI_Get_accumulate(b->src, (int)size, MPI_CHAR, b->result, (int)size, MPI_CHAR, target, disp,
+                       (int)size, MPI_CHAR, MPI_SUM, win);
+}
+
+int main(int argc, char **argv)
+{
+    const osu_rma_desc_t d = {OSU_RMA_LATENCY,
+                              "vbt_osu_get_acc_latency",
+                              "MPI_Get_accumulate latency Test",
+                              OSU_WIN_CREATE,
+                              OSU_SYNC_LOCK,
+                              OSU_SYNC_ALL,
+                              MPI_LOCK_EXCLUSIVE,
+                              MPI_LOCK_EXCLUSIVE,
+                              OSU_BUF_SRC | OSU_BUF_RESULT};
+
+    return osu_rma_main(&d, 0, op, argc, argv);
+}
