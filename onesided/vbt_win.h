@@ -95,6 +95,8 @@ typedef struct vbt_win {
     struct vbt_attr *attrs;
     MPI_Aint attr_size;
     int attr_disp_unit, attr_flavor, attr_model;
+    int named; /* MPI_Win_set_name was called; else name is only for messages, and
+                  MPI_Win_get_name says "" as the standard wants */
     char name[MPI_MAX_OBJECT_NAME];
     struct vbt_win *next; /* the list of live windows */
 } vbt_win_t;
@@ -172,6 +174,9 @@ vbt_status_t vbt_win_op_start(vbt_win_t *win, const vbt_win_op_t *op, vbt_reques
 
 /* May this rank access target now (an epoch is open towards it)? */
 int vbt_win_can_access(const vbt_win_t *win, int target);
+/* Is a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) open towards target? The
+ * request-based operations are allowed only there (MPI-4.1 12.3.5). */
+int vbt_win_in_passive(const vbt_win_t *win, int target);
 
 /* Synchronisation. Each waits, driving progress (and so serving other ranks' requests). */
 vbt_status_t vbt_win_fence(vbt_win_t *win, int assert);

@@ -17,6 +17,11 @@ int vbt_win_can_access(const vbt_win_t *w, int target)
     return w->fence_open || w->lock_all || w->tgt[target].lock != 0 || w->tgt[target].in_start;
 }
 
+int vbt_win_in_passive(const vbt_win_t *w, int target)
+{
+    return w->lock_all || w->tgt[target].lock != 0;
+}
+
 static vbt_status_t post_result(vbt_win_t *w, const vbt_win_op_t *op, uint32_t tag,
                                 vbt_request_t **rreq_p)
 {

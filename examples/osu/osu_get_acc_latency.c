@@ -1,14 +1,17 @@
-/* vbt_osu_get_acc_latency: MPI_Get_accumulate (MPI_CHAR, MPI_SUM) of SIZE bytes by rank 0 on rank
- * 1, then the synchronization -s names (default, as OSU's: MPI_Win_lock/unlock, exclusive, on an
- * MPI_Win_create window): time per MPI_Get_accumulate. Options and output as OSU's
- * osu_get_acc_latency (-h, README.md); windows, synchronization and timing: osu_rma.c. */
+/* vbt_osu_get_acc_latency: MPI_Get_accumulate (MPI_SIGNED_CHAR, MPI_SUM) of SIZE bytes by rank 0 on
+ * rank 1, then the synchronization -s names (default, as OSU's: MPI_Win_lock/unlock, exclusive, on
+ * an MPI_Win_create window): time per MPI_Get_accumulate. Options and output as OSU's
+ * osu_get_acc_latency (-h, README.md); windows, synchronization and timing: osu_rma.c.
+ *
+ * MPI_SIGNED_CHAR where OSU has MPI_CHAR: the standard defines MPI_SUM on MPI_SIGNED_CHAR, not
+ * on MPI_CHAR (a character type), and Verbatim refuses the latter as it does in MPI_Reduce. */
 #include "osu_rma.h"
 
 static void op(const osu_rma_bufs_t *b, size_t size, int j, int target, MPI_Aint disp, MPI_Win win)
 {
     (void)j;
-    MPI_Get_accumulate(b->src, (int)size, MPI_CHAR, b->result, (int)size, MPI_CHAR, target, disp,
-                       (int)size, MPI_CHAR, MPI_SUM, win);
+    MPI_Get_accumulate(b->src, (int)size, MPI_SIGNED_CHAR, b->result, (int)size, MPI_SIGNED_CHAR,
+                       target, disp, (int)size, MPI_SIGNED_CHAR, MPI_SUM, win);
 }
 
 int main(int argc, char **argv)

@@ -42,6 +42,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
                                  "argument win_name is NULL; pass a string");
     /* Longer names are cut at MPI_MAX_OBJECT_NAME - 1, as the standard allows. */
     snprintf(w->name, sizeof(w->name), "%s", win_name);
+    w->named = 1;
     return MPI_SUCCESS;
 }
 
@@ -53,7 +54,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
         return vbt_api_win_raise(w, "MPI_Win_get_name", MPI_ERR_ARG,
                                  "argument %s is NULL; pass a valid address",
                                  win_name == NULL ? "win_name" : "resultlen");
-    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->named ? w->name : "");
     *resultlen = (int)strlen(win_name);
     return MPI_SUCCESS;
 }

@@ -213,6 +213,13 @@ static int rma(const char *call, vbt_win_op_kind_t kind, const void *obuf, MPI_C
                        .tcount = (size_t)tcount,
                        .ttype = tt,
                        .op = kind == VBT_WIN_PUT || kind == VBT_WIN_GET ? MPI_REPLACE : op};
+    if (want_req && !vbt_win_in_passive(w, target))
+        return vbt_api_win_raise(w, call, MPI_ERR_RMA_SYNC,
+                                 "no passive-target epoch is open towards rank %d: the "
+                                 "request-based operations need MPI_Win_lock(rank %d) or "
+                                 "MPI_Win_lock_all; under fence or PSCW use the call without "
+                                 "the R",
+                                 target, target);
     VBT_API_CHECK(check_target(w, call, target, disp, tcount, tt, &o.tdisp));
     st = vbt_win_op_start(w, &o, want_req ? &req : NULL);
     if (st != VBT_OK)

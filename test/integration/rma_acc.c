@@ -360,7 +360,7 @@ static void fetch_matrix(int only_kind)
 {
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     rma_win_t w;
-    unsigned char src[NELEM * 8], res[NELEM * 8];
+    unsigned char src[NELEM * 8], res[2 * NELEM * 8]; /* Get_accumulate's, then Rget_accumulate's */
 
     CHECK(rma_win_make(&w, RMA_ALLOCATE, WROUND(3 * NELEM * 8), 1, MPI_COMM_WORLD));
     for (int o = 0; o < NOPS; o++) {
