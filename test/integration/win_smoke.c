@@ -499,6 +499,9 @@ static void t_get_acc(void)
         for (int i = 0; i < N; i++)
             if (base[2 * i + 1] != 0)
                 FAIL("accumulate on a vector wrote an odd element %d", 2 * i + 1);
+    /* The ordering check below writes element 1: not before rank 0 has looked at it (rank 0
+     * serves a request that arrives while it is still in the barrier above). */
+    MPI_Barrier(MPI_COMM_WORLD);
     /* Ordering: one origin's replaces to one place land in program order. */
     if (rank == size - 1) {
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
