@@ -5,5 +5,6 @@
 [ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 VBT_TRANSPORTS=self,ib
 RMA_NPS="2 3"
-export VBT_TRANSPORTS RMA_NPS
+RMA_CMA=1 # shm is not used: CMA plays no part
+export VBT_TRANSPORTS RMA_NPS RMA_CMA
 exec sh "$abs_top_srcdir/test/integration/rma.sh"
