@@ -5,11 +5,11 @@
 # streaming through the rings (VBT_SHM_CMA=0). RMA_NPS overrides the rank counts: the verbs
 # list runs it with VBT_TRANSPORTS=self,ib at 2 and 3 ranks (verbs_rma.sh). RMA_CMA (default
 # "1 0") the VBT_SHM_CMA values to run with: over ib, where CMA plays no part, only 1.
+# RMA_PROGS (default: all of them) the programs to run, each as name:number of subtests.
 set -u
 dir="$abs_top_builddir/test/integration"
 fail=0
-# program:number of subtests
-progs="rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:2 rma_shared:3 rma_passive:1 rma_dtype:11"
+progs=${RMA_PROGS:-"rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:2 rma_shared:3 rma_passive:1 rma_dtype:11"}
 for cma in ${RMA_CMA:-1 0}; do
     for np in ${RMA_NPS:-1 2 3 4 5 6 7}; do
         for p in $progs; do
