@@ -234,10 +234,8 @@ vbt_status_t vbt_win_track(vbt_win_t *win, vbt_request_t *req, int target, int o
 
     if (p == NULL)
         return VBT_ERR_NO_MEMORY;
-    *p = (vbt_win_pending_t){.next = NULL,
-                             .req = owned ? req : NULL,
-                             .req_id = vbt_request_id(req),
-                             .target = target};
+    *p = (vbt_win_pending_t){
+        .next = NULL, .req = owned ? req : NULL, .req_id = vbt_request_id(req), .target = target};
     if (win->pending_tail != NULL)
         win->pending_tail->next = p;
     else

@@ -65,7 +65,7 @@ typedef struct vbt_win {
     /* Dynamic windows: the regions attached here. */
     struct vbt_win_region *regions;
     /* Origin side. */
-    uint32_t next_tag;               /* reply tags handed out (vbt_win_reply_tag) */
+    uint32_t next_tag;                              /* reply tags handed out (vbt_win_reply_tag) */
     struct vbt_win_pending *pending, *pending_tail; /* results awaited, oldest first */
     /* Our sends still in flight, oldest first: retired from the head, so a long run of
      * operations costs no walk of the whole queue at every progress call. */

@@ -52,7 +52,7 @@ typedef struct {
     vbt_p2p_hook_fn *hook;
     void *hook_arg;
     int in_hook;
-    void *unexp_pool;    /* free list of VBT_UNEXP_POOL_BLOCK buffers */
+    void *unexp_pool; /* free list of VBT_UNEXP_POOL_BLOCK buffers */
     vbt_unexp_t *unexp_free;
     void *scratch; /* one transport send's worth of packed non-contiguous data */
     size_t scratch_len;

@@ -87,9 +87,9 @@ static void test_range(void)
             expect_class(MPI_Accumulate(src, 8, MPI_INT64_T, right, disps[d], 8, MPI_INT64_T,
                                         MPI_SUM, w.win),
                          MPI_ERR_RMA_RANGE, "MPI_Accumulate out of range");
-            expect_class(
-                MPI_Fetch_and_op(&one, &res, MPI_INT64_T, right, fop_disp(disps[d]), MPI_SUM, w.win),
-                MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op out of range");
+            expect_class(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, right, fop_disp(disps[d]),
+                                          MPI_SUM, w.win),
+                         MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op out of range");
             MPI_Win_unlock(right, w.win);
             for (int i = 0; i < 64; i++)
                 if (dst[i] != 0x33)
