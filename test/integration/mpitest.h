@@ -92,4 +92,19 @@ static inline void mpitest_run(const mpitest_t *tests, size_t n, const char *nam
         FAIL("unknown test %s", name);
 }
 
+/* A test program's main: MPI_Init, then the subtests named on the command line (none: "all"),
+ * then MPI_Finalize. */
+static inline int mpitest_main(int argc, char **argv, const mpitest_t *tests, size_t n)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++)
+        mpitest_run(tests, n, argv[i]);
+    if (argc < 2)
+        mpitest_run(tests, n, "all");
+    MPI_Finalize();
+    return 0;
+}
+
 #endif

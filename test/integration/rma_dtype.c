@@ -983,13 +983,5 @@ static const mpitest_t tests[] = {
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++)
-        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), argv[i]);
-    if (argc < 2)
-        mpitest_run(tests, sizeof(tests) / sizeof(tests[0]), "all");
-    MPI_Finalize();
-    return 0;
+    return mpitest_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
 }
