@@ -63,6 +63,7 @@ static void win_destroy(vbt_win_t *w)
     free(w->errors);
     free(w->err_disp);
     free(w->err_len);
+    vbt_win_pool_destroy(w);
     w->magic = 0;
     free(w);
 }

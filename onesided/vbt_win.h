@@ -30,6 +30,7 @@ struct vbt_win_pending;
 struct vbt_win_inbox;
 struct vbt_win_region;
 struct vbt_win_lockq;
+struct vbt_win_scratch;
 struct vbt_info;
 
 /* What this rank knows of each rank's part of the window (allgathered at creation). */
@@ -47,6 +48,9 @@ typedef struct {
     uint8_t unflushed; /* operations went to it since its last flush */
     uint8_t in_start;  /* a member of the current MPI_Win_start group */
 } vbt_win_target_t;
+
+/* Block sizes of the window's pool: 64 bytes to 16k. */
+#define VBT_WIN_POOL_CLASSES 9
 
 typedef struct vbt_win {
     uint32_t magic;
@@ -89,6 +93,11 @@ typedef struct vbt_win {
     /* Origin side again: the first error a target reported (vbt_win_take_error). */
     int rep_err, rep_kind, rep_target;
     uint64_t rep_disp, rep_len;
+    /* The protocol's memory (vbt_win_pool.c): free blocks by size class, and the scratch
+     * arrays of the synchronisation calls (made at first use). */
+    void *pool_free[VBT_WIN_POOL_CLASSES];
+    uint32_t pool_nfree[VBT_WIN_POOL_CLASSES];
+    struct vbt_win_scratch *scratch;
     /* Attributes, names, error handler. */
     MPI_Errhandler errhandler;
     struct vbt_info *hints; /* the info hints kept (runtime/api/win_info.c), or NULL */

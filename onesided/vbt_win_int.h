@@ -93,6 +93,25 @@ typedef struct vbt_win_region {
     size_t size;
 } vbt_win_region_t;
 
+/* The window's scratch for the synchronisation calls: w->size entries each. */
+typedef struct vbt_win_scratch {
+    uint8_t *want;        /* the targets to flush (vbt_win_flush_targets) */
+    vbt_win_ack_t *acks;  /* round_trip's answers, by target */
+    vbt_request_t **reqs; /* ... and their receives */
+} vbt_win_scratch_t;
+
+/* A block of len bytes from the window's pool (vbt_win_pool.c), or NULL when out of memory.
+ * Contents undefined. Every buffer handed to vbt_win_send comes from here. */
+void *vbt_win_pool_get(vbt_win_t *w, size_t len);
+/* Back to the pool; len as it was asked for (NULL: nothing). */
+void vbt_win_pool_put(vbt_win_t *w, void *p, size_t len);
+/* The scratch (made at the first call), or NULL when out of memory. */
+vbt_win_scratch_t *vbt_win_scratch(vbt_win_t *w);
+/* The scratch's want[], zeroed, or NULL when out of memory. */
+uint8_t *vbt_win_want(vbt_win_t *w);
+/* MPI_Win_free: the free blocks and the scratch go back to malloc. */
+void vbt_win_pool_destroy(vbt_win_t *w);
+
 static inline uint32_t vbt_win_reply_tag(vbt_win_t *win)
 {
     return VBT_WIN_TAG_REPLY0 + (win->next_tag++ & VBT_WIN_TAG_SPAN);
