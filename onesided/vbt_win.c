@@ -193,21 +193,21 @@ vbt_status_t vbt_win_send(vbt_win_t *win, int rank, int tag, void *buf, size_t l
     vbt_status_t st = vbt_p2p_isend(win->comm, VBT_CTX_P2P, buf, len, rank, tag, 0, &req);
 
     if (st != VBT_OK) {
-        free(buf);
+        vbt_win_pool_put(win, buf, len);
         return st;
     }
     if (req->complete) { /* eager: the transport has its copy */
         vbt_request_release(req);
-        free(buf);
+        vbt_win_pool_put(win, buf, len);
         return VBT_OK;
     }
-    p = malloc(sizeof(*p));
+    p = vbt_win_pool_get(win, sizeof(*p));
     if (p == NULL) { /* rare: finish this one here */
         st = vbt_win_wait_req(req);
-        free(buf);
+        vbt_win_pool_put(win, buf, len);
         return st;
     }
-    *p = (vbt_win_pending_t){.next = NULL, .req = req, .buf = buf, .target = -1};
+    *p = (vbt_win_pending_t){.next = NULL, .req = req, .buf = buf, .len = len, .target = -1};
     if (win->sendq_tail != NULL)
         win->sendq_tail->next = p;
     else
@@ -218,10 +218,11 @@ vbt_status_t vbt_win_send(vbt_win_t *win, int rank, int tag, void *buf, size_t l
 
 vbt_status_t vbt_win_send_ctrl(vbt_win_t *win, int rank, int kind, int arg, uint32_t reply_tag)
 {
-    vbt_win_req_t *h = calloc(1, sizeof(*h));
+    vbt_win_req_t *h = vbt_win_pool_get(win, sizeof(*h));
 
     if (h == NULL)
         return VBT_ERR_NO_MEMORY;
+    memset(h, 0, sizeof(*h));
     h->version = VBT_WIN_WIRE_VERSION;
     h->kind = (uint8_t)kind;
     h->arg = (uint16_t)arg;
@@ -231,7 +232,7 @@ vbt_status_t vbt_win_send_ctrl(vbt_win_t *win, int rank, int kind, int arg, uint
 
 vbt_status_t vbt_win_track(vbt_win_t *win, vbt_request_t *req, int target, int owned)
 {
-    vbt_win_pending_t *p = malloc(sizeof(*p));
+    vbt_win_pending_t *p = vbt_win_pool_get(win, sizeof(*p));
 
     if (p == NULL)
         return VBT_ERR_NO_MEMORY;
@@ -265,8 +266,8 @@ void vbt_win_reap(vbt_win_t *win)
         if (win->sendq_head == NULL)
             win->sendq_tail = NULL;
         vbt_request_release(p->req);
-        free(p->buf);
-        free(p);
+        vbt_win_pool_put(win, p->buf, p->len);
+        vbt_win_pool_put(win, p, sizeof(*p));
     }
     while (win->pending != NULL && pending_done(win->pending)) {
         vbt_win_pending_t *p = win->pending;
@@ -275,7 +276,7 @@ void vbt_win_reap(vbt_win_t *win)
             win->pending_tail = NULL;
         if (p->req != NULL)
             vbt_request_release(p->req);
-        free(p);
+        vbt_win_pool_put(win, p, sizeof(*p));
     }
 }
 

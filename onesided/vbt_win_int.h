@@ -66,7 +66,8 @@ typedef struct vbt_win_pending {
     struct vbt_win_pending *next;
     vbt_request_t *req; /* owned: NULL once it is the application's */
     uint64_t req_id;
-    void *buf;
+    void *buf; /* sends: from the window's pool, len bytes */
+    size_t len;
     int target; /* -1 for sends, which flush need not wait for */
 } vbt_win_pending_t;
 
@@ -117,7 +118,8 @@ static inline uint32_t vbt_win_reply_tag(vbt_win_t *win)
     return VBT_WIN_TAG_REPLY0 + (win->next_tag++ & VBT_WIN_TAG_SPAN);
 }
 
-/* Send len bytes at buf (a malloc'd block the window frees when the send is done) to rank. */
+/* Send len bytes at buf (a block of vbt_win_pool_get(win, len), which goes back to the pool
+ * when the send is done, or at once when it fails) to rank. */
 vbt_status_t vbt_win_send(vbt_win_t *win, int rank, int tag, void *buf, size_t len);
 /* Send a request without payload to rank, reply_tag in it. */
 vbt_status_t vbt_win_send_ctrl(vbt_win_t *win, int rank, int kind, int arg, uint32_t reply_tag);
@@ -139,8 +141,8 @@ void vbt_win_note_error(vbt_win_t *win, int target, const vbt_win_ack_t *ack);
 
 /* Apply one access (a request as it came from the wire) to the window memory at base, size
  * bytes long (base NULL: a dynamic window's attached regions, the displacement an address).
- * Fetching kinds return their results in *out_p (malloc'd, *outlen_p bytes). MPI_SUCCESS, or
- * MPI_ERR_RMA_RANGE (nothing touched), MPI_ERR_OP or MPI_ERR_NO_MEM (logged). */
+ * Fetching kinds return their results in *out_p (*outlen_p bytes from the window's pool).
+ * MPI_SUCCESS, or MPI_ERR_RMA_RANGE (nothing touched), MPI_ERR_OP or MPI_ERR_NO_MEM (logged). */
 int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
                   const vbt_win_wblock_t *b, const char *data, void **out_p, size_t *outlen_p);
 /* Shared windows: the same, done by the origin itself in the target's part of the segment. */

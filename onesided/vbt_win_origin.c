@@ -55,7 +55,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     else if (op->kind == VBT_WIN_CAS)
         datalen = 2 * tt->size;
     len = sizeof(*h) + nb * sizeof(*b) + datalen;
-    h = malloc(len);
+    h = vbt_win_pool_get(w, len);
     if (h == NULL)
         return VBT_ERR_NO_MEMORY;
     b = (vbt_win_wblock_t *)(h + 1);
@@ -65,7 +65,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
         if (st == VBT_OK)
             st = vbt_win_track(w, rreq, op->target, req_p == NULL);
         if (st != VBT_OK) {
-            free(h);
+            vbt_win_pool_put(w, h, len);
             return st;
         }
     }
@@ -96,7 +96,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     if (w->seg != NULL) { /* a shared window: done here and now, complete on return */
         st = vbt_win_shm_apply(w, op->target, h, b, (const char *)(b + nb), op->rbuf, op->rcount,
                                op->rtype);
-        free(h);
+        vbt_win_pool_put(w, h, len);
         if (st != VBT_OK)
             return st;
         w->fence_ops++;

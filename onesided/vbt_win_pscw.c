@@ -21,7 +21,7 @@ vbt_status_t vbt_win_post(vbt_win_t *w, vbt_group_t *group, int assert)
 
     if (!(assert &MPI_MODE_NOCHECK))
         for (int i = 0; i < group->size && st == VBT_OK; i++) {
-            char *m = malloc(1);
+            char *m = vbt_win_pool_get(w, 1);
             if (m == NULL)
                 return VBT_ERR_NO_MEMORY;
             *m = 1;

@@ -23,7 +23,7 @@ static void note_target_error(vbt_win_t *w, int origin, int kind, uint64_t disp,
 
 vbt_status_t vbt_win_answer(vbt_win_t *w, int origin, uint32_t tag)
 {
-    vbt_win_ack_t *a = malloc(sizeof(*a));
+    vbt_win_ack_t *a = vbt_win_pool_get(w, sizeof(*a));
 
     if (a == NULL)
         return VBT_ERR_NO_MEMORY;
@@ -162,7 +162,7 @@ int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *
     if (tsize == 0)
         return MPI_SUCCESS;
     if (h->kind == VBT_WIN_GET || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS) {
-        out = malloc(h->kind == VBT_WIN_CAS ? h->size : tsize);
+        out = vbt_win_pool_get(w, h->kind == VBT_WIN_CAS ? h->size : tsize);
         if (out == NULL) {
             vbt_error("%s: no memory for %llu bytes of results", w->name,
                       (unsigned long long)tsize);
