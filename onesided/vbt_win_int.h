@@ -71,7 +71,8 @@ typedef struct vbt_win_pending {
     int target; /* -1 for sends, which flush need not wait for */
 } vbt_win_pending_t;
 
-/* A request the target took from its queue and is receiving, served in order. */
+/* A request the target took from its queue and is receiving, served in order (its buffer is
+ * in the same block of the window's pool). */
 typedef struct vbt_win_inbox {
     struct vbt_win_inbox *next;
     vbt_request_t *req;

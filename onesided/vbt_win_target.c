@@ -265,48 +265,53 @@ static void serve_one(vbt_win_t *w, int origin, const char *buf, size_t len)
         vbt_error("%s: serving rank %d: %s", w->name, origin, vbt_status_string(st));
 }
 
-static int serve(vbt_win_t *w)
+/* An inbox entry and its buffer are one block of the window's pool; the buffer starts 16-byte
+ * aligned, as malloc's did, for the accumulate kernels reading data in it. */
+#define VBT_WIN_INBOX_HDR ((sizeof(vbt_win_inbox_t) + 15) / 16 * 16)
+
+/* Take the first request that arrived and start receiving it whole: 1, or 0 when there is none
+ * (or no memory: then it stays queued for a later try). */
+static int take(vbt_win_t *w)
 {
     vbt_match_queue_t *q = &w->comm->match[VBT_CTX_P2P];
+    vbt_unexp_t *msg;
+    vbt_win_inbox_t *in;
+    vbt_status_t st;
+
+    if (q->unexp_head == NULL)
+        return 0;
+    msg = vbt_match_find_unexpected(q, -1, VBT_WIN_TAG_REQ, 0);
+    if (msg == NULL)
+        return 0;
+    /* Memory first, then take it. */
+    in = vbt_win_pool_get(w, VBT_WIN_INBOX_HDR + msg->len);
+    if (in == NULL)
+        return 0;
+    msg = vbt_match_find_unexpected(q, -1, VBT_WIN_TAG_REQ, 1); /* the same, first one */
+    in->buf = (char *)in + VBT_WIN_INBOX_HDR;
+    in->len = msg->len;
+    in->src = msg->src;
+    in->next = NULL;
+    st = vbt_p2p_imrecv(w->comm, msg, in->buf, in->len, &in->req);
+    if (st != VBT_OK) {
+        vbt_error("%s: receiving a one-sided request from rank %d: %s; dropped", w->name, in->src,
+                  vbt_status_string(st));
+        vbt_win_pool_put(w, in, VBT_WIN_INBOX_HDR + in->len);
+        return 0;
+    }
+    if (w->inbox_tail != NULL)
+        w->inbox_tail->next = in;
+    else
+        w->inbox_head = in;
+    w->inbox_tail = in;
+    return 1;
+}
+
+/* Serve the requests received whole at the head of the inbox: how many. */
+static int serve_ready(vbt_win_t *w)
+{
     int work = 0;
 
-    if (w->pending != NULL || w->sendq_head != NULL)
-        vbt_win_reap(w);
-    /* Take what has arrived, in order, and start receiving each whole. */
-    while (q->unexp_head != NULL) {
-        vbt_unexp_t *msg = vbt_match_find_unexpected(q, -1, VBT_WIN_TAG_REQ, 0);
-        vbt_win_inbox_t *in;
-        vbt_status_t st;
-
-        if (msg == NULL)
-            break;
-        /* Memory first, then take it: short of memory, it stays queued for a later try. */
-        in = malloc(sizeof(*in));
-        if (in != NULL && (in->buf = malloc(msg->len > 0 ? msg->len : 1)) == NULL) {
-            free(in);
-            in = NULL;
-        }
-        if (in == NULL)
-            break;
-        msg = vbt_match_find_unexpected(q, -1, VBT_WIN_TAG_REQ, 1); /* the same, first one */
-        in->len = msg->len;
-        in->src = msg->src;
-        in->next = NULL;
-        st = vbt_p2p_imrecv(w->comm, msg, in->buf, in->len, &in->req);
-        if (st != VBT_OK) {
-            vbt_error("%s: receiving a one-sided request from rank %d: %s; dropped", w->name,
-                      in->src, vbt_status_string(st));
-            free(in->buf);
-            free(in);
-            break;
-        }
-        if (w->inbox_tail != NULL)
-            w->inbox_tail->next = in;
-        else
-            w->inbox_head = in;
-        w->inbox_tail = in;
-        work++;
-    }
     while (w->inbox_head != NULL && w->inbox_head->req->complete) {
         vbt_win_inbox_t *in = w->inbox_head;
         w->inbox_head = in->next;
@@ -314,8 +319,24 @@ static int serve(vbt_win_t *w)
             w->inbox_tail = NULL;
         serve_one(w, in->src, in->buf, in->req->status_bytes);
         vbt_request_release(in->req);
-        free(in->buf);
-        free(in);
+        vbt_win_pool_put(w, in, VBT_WIN_INBOX_HDR + in->len);
+        work++;
+    }
+    return work;
+}
+
+static int serve(vbt_win_t *w)
+{
+    int work = 0;
+
+    if (w->pending != NULL || w->sendq_head != NULL)
+        vbt_win_reap(w);
+    /* Each request is served as soon as it and all before it are whole, so a flood of eager
+     * requests holds one buffer at a time rather than one per request queued. */
+    for (;;) {
+        work += serve_ready(w);
+        if (!take(w))
+            break;
         work++;
     }
     return work;
