@@ -20,7 +20,7 @@ static vbt_status_t grant_ready(vbt_win_t *w)
             w->lock_shared++;
         w->lockq = q->next;
         vbt_status_t st = vbt_win_answer(w, q->origin, q->reply_tag);
-        free(q);
+        vbt_win_pool_put(w, q, sizeof(*q));
         if (st != VBT_OK)
             return st;
     }
@@ -29,7 +29,7 @@ static vbt_status_t grant_ready(vbt_win_t *w)
 
 vbt_status_t vbt_win_lock_request(vbt_win_t *w, int origin, int exclusive, uint32_t tag)
 {
-    vbt_win_lockq_t *q = malloc(sizeof(*q)), **pp;
+    vbt_win_lockq_t *q = vbt_win_pool_get(w, sizeof(*q)), **pp;
 
     if (q == NULL)
         return VBT_ERR_NO_MEMORY;
