@@ -155,7 +155,7 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
 vbt_status_t vbt_win_free(vbt_win_t *w)
 {
     vbt_status_t st;
-    uint8_t *want = calloc((size_t)w->size, 1);
+    uint8_t *want = vbt_win_want(w);
 
     if (want == NULL)
         return VBT_ERR_NO_MEMORY;
@@ -164,7 +164,6 @@ vbt_status_t vbt_win_free(vbt_win_t *w)
     for (int t = 0; t < w->size; t++)
         want[t] = w->tgt[t].unflushed;
     st = vbt_win_flush_targets(w, want, -1, VBT_WIN_FLUSH);
-    free(want);
     if (st == VBT_OK)
         st = vbt_coll_barrier(w->comm);
     if (st == VBT_OK)

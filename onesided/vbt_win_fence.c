@@ -6,11 +6,9 @@
 #include "vbt_coll.h"
 #include "vbt_win_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_win_fence(vbt_win_t *w, int assert)
 {
-    uint8_t *want = malloc((size_t)w->size);
+    uint8_t *want = vbt_win_want(w);
     vbt_status_t st;
     int any = 0;
 
@@ -19,7 +17,6 @@ vbt_status_t vbt_win_fence(vbt_win_t *w, int assert)
     for (int t = 0; t < w->size; t++)
         any |= want[t] = w->tgt[t].unflushed;
     st = any ? vbt_win_flush_targets(w, want, -1, VBT_WIN_FLUSH) : vbt_win_wait_results(w, -1);
-    free(want);
     if (st == VBT_OK)
         st = vbt_coll_barrier(w->comm);
     if (st != VBT_OK)

@@ -6,7 +6,7 @@
 #include "vbt_win_int.h"
 
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 static vbt_status_t grant_ready(vbt_win_t *w)
 {
@@ -53,15 +53,17 @@ vbt_status_t vbt_win_lock_release(vbt_win_t *w, int origin)
 static vbt_status_t round_trip(vbt_win_t *w, const uint8_t *want, int target, int kind, int arg)
 {
     int n = want != NULL ? w->size : 1;
-    vbt_win_ack_t *acks = calloc((size_t)n, sizeof(*acks));
-    vbt_request_t **reqs = calloc((size_t)n, sizeof(*reqs));
+    vbt_win_scratch_t *s = vbt_win_scratch(w);
+    vbt_win_ack_t *acks;
+    vbt_request_t **reqs;
     vbt_status_t st = VBT_OK;
 
-    if (acks == NULL || reqs == NULL) {
-        free(acks);
-        free(reqs);
+    if (s == NULL)
         return VBT_ERR_NO_MEMORY;
-    }
+    acks = s->acks;
+    reqs = s->reqs;
+    memset(acks, 0, (size_t)n * sizeof(*acks));
+    memset(reqs, 0, (size_t)n * sizeof(*reqs));
     for (int i = 0; i < n && st == VBT_OK; i++) {
         int t = want != NULL ? i : target;
         uint32_t tag;
@@ -83,8 +85,6 @@ static vbt_status_t round_trip(vbt_win_t *w, const uint8_t *want, int target, in
         if (kind != VBT_WIN_LOCK)
             w->tgt[t].unflushed = 0;
     }
-    free(acks);
-    free(reqs);
     return st;
 }
 
@@ -137,13 +137,12 @@ vbt_status_t vbt_win_lock_all(vbt_win_t *w, int assert)
     vbt_status_t st = VBT_OK;
 
     if (!(assert &MPI_MODE_NOCHECK)) {
-        want = malloc((size_t)w->size);
+        want = vbt_win_want(w);
         if (want == NULL)
             return VBT_ERR_NO_MEMORY;
         for (int t = 0; t < w->size; t++)
             want[t] = 1;
         st = round_trip(w, want, -1, VBT_WIN_LOCK, 0);
-        free(want);
     }
     if (st != VBT_OK)
         return st;
@@ -154,7 +153,7 @@ vbt_status_t vbt_win_lock_all(vbt_win_t *w, int assert)
 
 vbt_status_t vbt_win_unlock_all(vbt_win_t *w)
 {
-    uint8_t *want = malloc((size_t)w->size);
+    uint8_t *want = vbt_win_want(w);
     vbt_status_t st;
 
     if (want == NULL)
@@ -162,7 +161,6 @@ vbt_status_t vbt_win_unlock_all(vbt_win_t *w)
     for (int t = 0; t < w->size; t++)
         want[t] = w->lock_all_nocheck ? w->tgt[t].unflushed : 1;
     st = vbt_win_flush_targets(w, want, -1, w->lock_all_nocheck ? VBT_WIN_FLUSH : VBT_WIN_UNLOCK);
-    free(want);
     if (st != VBT_OK)
         return st;
     w->lock_all = 0;
@@ -185,13 +183,12 @@ vbt_status_t vbt_win_flush(vbt_win_t *w, int target, int local)
             return vbt_win_wait_results(w, target);
         return vbt_win_flush_targets(w, NULL, target, VBT_WIN_FLUSH);
     }
-    want = malloc((size_t)w->size);
+    want = vbt_win_want(w);
     if (want == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int t = 0; t < w->size; t++)
         want[t] = w->tgt[t].unflushed;
     st = vbt_win_flush_targets(w, want, -1, VBT_WIN_FLUSH);
-    free(want);
     return st;
 }
 

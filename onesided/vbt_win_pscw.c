@@ -7,7 +7,7 @@
  * both) skips the POST messages. */
 #include "vbt_win_int.h"
 
-#include <stdlib.h>
+#include <string.h>
 
 /* The window-communicator rank of group member i. */
 static int member(const vbt_win_t *w, const vbt_group_t *g, int i)
@@ -42,13 +42,12 @@ vbt_status_t vbt_win_start(vbt_win_t *w, vbt_group_t *group, int assert)
     int n = group->size;
 
     if (!(assert &MPI_MODE_NOCHECK) && n > 0) {
-        reqs = calloc((size_t)n, sizeof(*reqs));
-        bytes = malloc((size_t)n);
-        if (reqs == NULL || bytes == NULL) {
-            free(reqs);
-            free(bytes);
+        vbt_win_scratch_t *s = vbt_win_scratch(w); /* n <= w->size entries of it */
+        if (s == NULL)
             return VBT_ERR_NO_MEMORY;
-        }
+        reqs = s->reqs;
+        bytes = (char *)s->want;
+        memset(reqs, 0, (size_t)n * sizeof(*reqs));
         for (int i = 0; i < n && st == VBT_OK; i++)
             st = vbt_p2p_irecv(w->comm, VBT_CTX_P2P, &bytes[i], 1, member(w, group, i),
                                VBT_WIN_TAG_POST, &reqs[i]);
@@ -59,8 +58,6 @@ vbt_status_t vbt_win_start(vbt_win_t *w, vbt_group_t *group, int assert)
             if (st == VBT_OK)
                 st = s2;
         }
-        free(reqs);
-        free(bytes);
     }
     if (st != VBT_OK)
         return st;
@@ -74,7 +71,7 @@ vbt_status_t vbt_win_start(vbt_win_t *w, vbt_group_t *group, int assert)
 vbt_status_t vbt_win_complete(vbt_win_t *w)
 {
     vbt_group_t *g = w->start_group;
-    uint8_t *want = calloc((size_t)w->size, 1);
+    uint8_t *want = vbt_win_want(w);
     vbt_status_t st;
     int any = 0;
 
@@ -85,7 +82,6 @@ vbt_status_t vbt_win_complete(vbt_win_t *w)
         any |= want[t] = w->tgt[t].unflushed;
     }
     st = any ? vbt_win_flush_targets(w, want, -1, VBT_WIN_FLUSH) : vbt_win_wait_results(w, -1);
-    free(want);
     for (int i = 0; i < g->size && st == VBT_OK; i++)
         st = vbt_win_send_ctrl(w, member(w, g, i), VBT_WIN_COMPLETE, 0, 0);
     if (st != VBT_OK)
