@@ -182,7 +182,7 @@ vbt_status_t vbt_win_shm_apply(vbt_win_t *w, int target, const vbt_win_req_t *h,
         return VBT_ERR_INVALID_PARAM;
     if (out != NULL) {
         vbt_dtype_unpack(rtype, rbuf, rcount, 0, out, outlen);
-        free(out);
+        vbt_win_pool_put(w, out, outlen);
     }
     return VBT_OK;
 }
