@@ -94,6 +94,9 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     w->errhandler = MPI_ERRORS_ARE_FATAL;
     w->attr_model = MPI_WIN_UNIFIED;
     w->attr_flavor = flavor;
+    /* For the messages of creation already. Cut to fit: the communicator's name may take the
+     * whole buffer itself. */
+    snprintf(w->name, sizeof(w->name), "window %u of %.100s", w->comm->context_id / 2, comm->name);
     w->peers = calloc((size_t)n, sizeof(*w->peers));
     w->tgt = calloc((size_t)n, sizeof(*w->tgt));
     w->errors = calloc((size_t)n, sizeof(*w->errors));
@@ -142,8 +145,6 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     }
     w->attr_size = (MPI_Aint)size;
     w->attr_disp_unit = disp_unit;
-    /* Cut to fit: the communicator's name may take the whole buffer itself. */
-    snprintf(w->name, sizeof(w->name), "window %u of %.100s", w->comm->context_id / 2, comm->name);
     if (base_p != NULL)
         *base_p = base;
     *win_p = w;

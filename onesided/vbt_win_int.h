@@ -158,8 +158,8 @@ vbt_status_t vbt_win_answer(vbt_win_t *win, int origin, uint32_t tag);
 
 /* Shared segments, collective over the window: MPI_Win_allocate_shared's (VBT_ERR_UNREACHABLE
  * when its ranks are not on one node) or MPI_Win_allocate's for the ranks of this node (VBT_OK
- * without a segment when this rank has none: alone on its node, VBT_WIN_ALLOCATE_SHM=0, or no
- * room for one; its memory is then its own business). Sets seg, seg_off, and base when this
+ * without a segment when this rank has none: alone on its node, VBT_WIN_ALLOCATE_SHM=0 or
+ * VBT_TRANSPORTS without shm, or no room for one; its memory is then its own business). Sets seg, seg_off, and base when this
  * rank's part is in the segment. */
 vbt_status_t vbt_win_shm_create(vbt_win_t *win, size_t size);
 void vbt_win_shm_destroy(vbt_win_t *win);

@@ -4,13 +4,14 @@
  * part contiguous after the previous one (the standard's default layout;
  * alloc_shared_noncontig is allowed to be ignored). MPI_Win_allocate: one segment per node for
  * the window's ranks on that node (parts 64-byte aligned), while ranks alone on their node keep
- * private memory; a rank with VBT_WIN_ALLOCATE_SHM=0 stays out, as if alone. Either way a
- * header comes first with one lock per window rank (a cache line each). The segment's lowest
- * rank creates it under a name made of its pid and the window's context id (unique on the
- * node), the others map it, and it is unlinked as soon as every member has it mapped, so
- * nothing is left behind if the job dies. Its pages are reserved when it is created, so a full
- * /dev/shm shows then, not as a SIGBUS at the first store: an MPI_Win_allocate window then
- * falls back to private memory (logged at debug), a shared one fails.
+ * private memory; a rank with VBT_WIN_ALLOCATE_SHM=0, or whose VBT_TRANSPORTS leaves out shm,
+ * stays out, as if alone. Either way a header comes first with one lock per window rank (a
+ * cache line each). The segment's lowest rank creates it under a name made of its pid and the
+ * window's context id (unique on the node), the others map it, and it is unlinked as soon as
+ * every member has it mapped, so nothing is left behind if the job dies. Its pages are
+ * reserved when it is created, so a full /dev/shm shows then, not as a SIGBUS at the first
+ * store: an MPI_Win_allocate window then falls back to private memory (logged at debug), a
+ * shared one fails.
  *
  * Operations between ranks of one segment never go through the target: the origin copies into
  * or out of the target's part itself (the direct path, vbt_win_shm_apply). Accumulates take the
@@ -50,6 +51,21 @@ typedef struct {
     int32_t pad;
     uint64_t size;
 } shm_peer_t;
+
+/* VBT_TRANSPORTS without shm (self,ib: on-node ranks over the NIC) says this rank's on-node
+ * traffic is not to go through shared memory: its MPI_Win_allocate memory stays out too. */
+static int shm_listed(void)
+{
+    for (const char *p = vbt_cfg.transports; *p != '\0';) {
+        size_t n;
+        p += strspn(p, ", ");
+        n = strcspn(p, ", ");
+        if (n == 3 && strncmp(p, "shm", 3) == 0)
+            return 1;
+        p += n;
+    }
+    return 0;
+}
 
 /* Every rank's verdict (all take part); the first failure among the ranks of our segment (those
  * with an offset), so that they give up together. */
@@ -109,7 +125,7 @@ vbt_status_t vbt_win_shm_create(vbt_win_t *w, size_t size)
     vbt_log_level_t lvl = shared ? VBT_LOG_ERROR : VBT_LOG_DEBUG;
     shm_peer_t me = {.node = vbt_rt.proc.local_peers[0],
                      .pid = (int32_t)getpid(),
-                     .join = shared || vbt_cfg.win_allocate_shm,
+                     .join = shared || (vbt_cfg.win_allocate_shm && shm_listed()),
                      .size = size};
     shm_peer_t *all = malloc((size_t)w->size * sizeof(*all));
     uint64_t *off = malloc((size_t)w->size * sizeof(*off));
@@ -175,9 +191,9 @@ vbt_status_t vbt_win_shm_create(vbt_win_t *w, size_t size)
         free(off);
         if (shared || creator < 0)
             return st;
-        vbt_debug("%s: the memory of this rank is private, reached by messages from every "
-                  "rank (%s)",
-                  w->name, vbt_status_string(st));
+        vbt_debug("%s: no shared segment on this node (%s; rank %d, which makes it, logs "
+                  "why): this rank's part is private memory, reached by messages from every rank",
+                  w->name, vbt_status_string(st), creator);
         return VBT_OK;
     }
     w->seg = seg;

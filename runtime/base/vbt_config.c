@@ -113,7 +113,8 @@ static const vbt_knob_t knobs[] = {
      "1: the memory of an MPI_Win_allocate window is one shared-memory segment per node, and "
      "operations between ranks of a node are loads and stores by the origin; 0: this rank's "
      "part is private memory, reached by messages from every rank as if it were alone on its "
-     "node (ranks may differ; MPI_Win_allocate_shared is not affected)"},
+     "node, as also when VBT_TRANSPORTS leaves out shm (ranks may differ; "
+     "MPI_Win_allocate_shared is not affected)"},
     {"VBT_COLL_BCAST",
      "auto",
      VBT_KNOB_STRING,
