@@ -95,6 +95,9 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     w->errhandler = MPI_ERRORS_ARE_FATAL;
     w->attr_model = MPI_WIN_UNIFIED;
     w->attr_flavor = flavor;
+    /* For the messages of creation already. Cut to fit: the communicator's name may take the
+     * whole buffer itself. */
+    snprintf(w->name, sizeof(w->name), "window %u of %.100s", w->comm->context_id / 2, comm->name);
     w->peers = calloc((size_t)n, sizeof(*w->peers));
     w->tgt = calloc((size_t)n, sizeof(*w->tgt));
     w->errors = calloc((size_t)n, sizeof(*w->errors));
@@ -105,23 +108,22 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     w->next = vbt_win_list; /* listed at once: a peer's first request may come before we return */
     vbt_win_list = w;
     vbt_win_hook_update();
-    if (st == VBT_OK && flavor == MPI_WIN_FLAVOR_ALLOCATE) {
-        /* Memory of our own, aligned for any type and for a later registration. */
-        if (size > 0 && posix_memalign(&base, 64, size) != 0)
-            st = VBT_ERR_NO_MEMORY;
-        w->own_base = size > 0 && st == VBT_OK;
-    }
-    if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
+        /* Collective: a rank that failed above takes part with nothing to share. */
         vbt_status_t s2 = vbt_win_shm_create(w, st == VBT_OK ? size : 0);
         if (st == VBT_OK)
             st = s2;
         base = w->base;
     }
+    if (st == VBT_OK && flavor == MPI_WIN_FLAVOR_ALLOCATE && w->seg == NULL) {
+        /* Memory of our own, aligned for any type and for a later registration. */
+        if (size > 0 && posix_memalign(&base, 64, size) != 0)
+            st = VBT_ERR_NO_MEMORY;
+        w->own_base = size > 0 && st == VBT_OK;
+    }
     w->base = base;
     me = (vbt_win_peer_t){
         .base = (uint64_t)(uintptr_t)base, .size = size, .disp_unit = disp_unit, .pad = st};
-    if (flavor == MPI_WIN_FLAVOR_SHARED && w->seg != NULL)
-        me.base = (uint64_t)((char *)base - (char *)w->seg);
     if (w->peers == NULL) { /* still take part in the allgather */
         vbt_win_peer_t *tmp = calloc((size_t)n, sizeof(*tmp));
         if (tmp != NULL)
@@ -144,8 +146,6 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     }
     w->attr_size = (MPI_Aint)size;
     w->attr_disp_unit = disp_unit;
-    /* Cut to fit: the communicator's name may take the whole buffer itself. */
-    snprintf(w->name, sizeof(w->name), "window %u of %.100s", w->comm->context_id / 2, comm->name);
     if (base_p != NULL)
         *base_p = base;
     *win_p = w;

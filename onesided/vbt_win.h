@@ -7,8 +7,10 @@
  * services whenever it enters the library (the progress hook, vbt_win_target.c), applying the
  * requests one at a time in arrival order, which gives MPI's per-element atomicity of
  * accumulates and their ordering from one origin. Windows from MPI_Win_allocate_shared live in
- * one POSIX shared-memory segment per node (vbt_win_shm.c). The synchronisation modes have a
- * file each: vbt_win_fence.c, vbt_win_pscw.c, vbt_win_lock.c (locks and flushes). */
+ * one POSIX shared-memory segment, and so do the parts of an MPI_Win_allocate window that
+ * belong to the ranks of one node (vbt_win_shm.c): between those ranks the origin applies the
+ * operation itself (the direct path). The synchronisation modes have a file each:
+ * vbt_win_fence.c, vbt_win_pscw.c, vbt_win_lock.c (locks and flushes). */
 #ifndef VBT_WIN_H
 #define VBT_WIN_H
 
@@ -35,7 +37,7 @@ struct vbt_info;
 
 /* What this rank knows of each rank's part of the window (allgathered at creation). */
 typedef struct {
-    uint64_t base; /* the address in that rank's memory (shared windows: offset in the segment) */
+    uint64_t base; /* the address in that rank's memory */
     uint64_t size;
     int32_t disp_unit;
     int32_t pad;
@@ -63,9 +65,11 @@ typedef struct vbt_win {
     int own_base;          /* base was allocated by MPI_Win_allocate: freed with the window */
     vbt_win_peer_t *peers; /* [size] */
     vbt_win_target_t *tgt; /* [size] */
-    /* Shared segment (MPI_Win_allocate_shared). */
+    /* Shared segment (MPI_Win_allocate_shared; MPI_Win_allocate: the ranks of this node),
+     * NULL when this rank's memory is not in one. */
     void *seg;
     size_t seg_len;
+    uint64_t *seg_off; /* [size]: each rank's part in seg, VBT_WIN_NO_SEG for ranks outside */
     /* Dynamic windows: the regions attached here. */
     struct vbt_win_region *regions;
     /* Origin side. */
@@ -138,7 +142,9 @@ vbt_status_t vbt_win_free(vbt_win_t *win);
 /* MPI_Finalize: windows the application did not free go, without communication. */
 void vbt_win_cleanup(void);
 
-/* Shared windows: rank's part as this process maps it. */
+/* MPI_Win_shared_query on a window of any flavor but dynamic: rank's part as this process
+ * maps it; size 0 and base NULL for a rank whose memory it cannot load and store (MPI-4.1
+ * 12.2.3). MPI_PROC_NULL: the lowest rank with memory among those it can. */
 void vbt_win_shared_query(vbt_win_t *win, int rank, size_t *size_p, int *disp_unit_p,
                           void **base_p);
 

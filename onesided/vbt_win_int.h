@@ -146,10 +146,27 @@ void vbt_win_note_error(vbt_win_t *win, int target, const vbt_win_ack_t *ack);
  * MPI_SUCCESS, or MPI_ERR_RMA_RANGE (nothing touched), MPI_ERR_OP or MPI_ERR_NO_MEM (logged). */
 int vbt_win_apply(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
                   const vbt_win_wblock_t *b, const char *data, void **out_p, size_t *outlen_p);
-/* Shared windows: the same, done by the origin itself in the target's part of the segment. */
+/* The direct path: the same, done by the origin itself in the target's part of the segment
+ * (accumulates under the target's lock there), complete on return. */
 vbt_status_t vbt_win_shm_apply(vbt_win_t *w, int target, const vbt_win_req_t *h,
                                const vbt_win_wblock_t *b, const char *data, void *rbuf,
                                size_t rcount, vbt_dtype_t *rtype);
+/* The target side's vbt_win_apply, for a request that came as a message: when this rank's
+ * memory is in a segment, on-node origins update it directly, so accumulates take the same
+ * lock they take. */
+int vbt_win_apply_served(vbt_win_t *w, char *base, uint64_t size, const vbt_win_req_t *h,
+                         const vbt_win_wblock_t *b, const char *data, void **out_p,
+                         size_t *outlen_p);
+
+/* seg_off[] of a rank whose memory is not in this rank's segment. */
+#define VBT_WIN_NO_SEG UINT64_MAX
+
+/* Does this rank reach target's memory directly (it is in our segment)? Then operations to it
+ * take the direct path; otherwise they are messages the target serves. */
+static inline int vbt_win_direct(const vbt_win_t *w, int target)
+{
+    return w->seg != NULL && w->seg_off[target] != VBT_WIN_NO_SEG;
+}
 
 /* Target side: serve every window's requests (the progress hook). */
 int vbt_win_progress(void *arg);
@@ -161,7 +178,11 @@ vbt_status_t vbt_win_lock_release(vbt_win_t *win, int origin);
 /* Answer a FLUSH/UNLOCK/LOCK of origin with its recorded error, which is cleared. */
 vbt_status_t vbt_win_answer(vbt_win_t *win, int origin, uint32_t tag);
 
-/* Shared segments. */
+/* Shared segments, collective over the window: MPI_Win_allocate_shared's (VBT_ERR_UNREACHABLE
+ * when its ranks are not on one node) or MPI_Win_allocate's for the ranks of this node (VBT_OK
+ * without a segment when this rank has none: alone on its node, VBT_WIN_ALLOCATE_SHM=0 or
+ * VBT_TRANSPORTS without shm, or no room for one; its memory is then its own business). Sets seg, seg_off, and base when this
+ * rank's part is in the segment. */
 vbt_status_t vbt_win_shm_create(vbt_win_t *win, size_t size);
 void vbt_win_shm_destroy(vbt_win_t *win);
 

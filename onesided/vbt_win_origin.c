@@ -5,8 +5,9 @@
  * origin's result buffer with its datatype, under a reply tag of their own; that receive is the
  * request MPI_Rget & co return. Deviation from the two-message put (header, then the data
  * received in place): one message keeps every request in one ordered stream served whole, at
- * the price of a copy at each end. Shared windows take the direct path instead
- * (vbt_win_shm.c): the same request is applied by the origin itself to the target's memory. */
+ * the price of a copy at each end. Targets whose memory is in the origin's shared segment
+ * (shared windows; allocate windows on one node) take the direct path instead (vbt_win_shm.c):
+ * the same request is applied by the origin itself to the target's memory. */
 #include "vbt_win_int.h"
 
 #include <stdlib.h>
@@ -59,7 +60,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     if (h == NULL)
         return VBT_ERR_NO_MEMORY;
     b = (vbt_win_wblock_t *)(h + 1);
-    if (fetch && w->seg == NULL) {
+    if (fetch && !vbt_win_direct(w, op->target)) {
         tag = vbt_win_reply_tag(w);
         st = post_result(w, op, tag, &rreq);
         if (st == VBT_OK)
@@ -93,7 +94,7 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     } else if (datalen > 0) {
         vbt_dtype_pack(op->otype, op->obuf, op->ocount, 0, b + nb, datalen);
     }
-    if (w->seg != NULL) { /* a shared window: done here and now, complete on return */
+    if (vbt_win_direct(w, op->target)) { /* in our segment: done here and now */
         st = vbt_win_shm_apply(w, op->target, h, b, (const char *)(b + nb), op->rbuf, op->rcount,
                                op->rtype);
         vbt_win_pool_put(w, h, len);

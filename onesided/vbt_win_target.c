@@ -1,7 +1,8 @@
 /* The target side of the active-message protocol: the progress hook takes every request
  * queued for a window, receives it whole (its size is known from the queue), and applies the
  * requests one at a time, in arrival order. One at a time is what makes an accumulate atomic
- * per basic element against every other accumulate to the window, and arrival order (MPI's
+ * per basic element against every other accumulate to the window (with, where on-node origins
+ * update this memory directly, the segment's lock: vbt_win_apply_served), and arrival order (MPI's
  * non-overtaking rule on one communicator and tag) is what keeps one origin's accumulates to
  * a location in program order. A request received after its predecessors but still arriving
  * (a large put's rendezvous) holds back the ones behind it until it is complete. */
@@ -200,8 +201,8 @@ static void serve_access(vbt_win_t *w, int origin, const vbt_win_req_t *h,
     int fetch = h->kind == VBT_WIN_GET || h->kind == VBT_WIN_GET_ACC || h->kind == VBT_WIN_CAS;
     void *out;
     size_t outlen;
-    int rc = vbt_win_apply(w, w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base,
-                           w->win_size, h, b, data, &out, &outlen);
+    int rc = vbt_win_apply_served(w, w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : (char *)w->base,
+                                  w->win_size, h, b, data, &out, &outlen);
 
     if (rc == MPI_ERR_RMA_RANGE) {
         int64_t lo, hi;

@@ -211,10 +211,13 @@ static int shared_query(const char *call, MPI_Win win, int rank, MPI_Aint *size,
                                  size == NULL      ? "size"
                                  : baseptr == NULL ? "baseptr"
                                                    : "disp_unit");
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+    /* MPI-4.1 12.2.3: any flavor but dynamic (which may have many regions per rank). */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return vbt_api_win_raise(w, call, MPI_ERR_RMA_FLAVOR,
-                                 "the window was not made by MPI_Win_allocate_shared, so it has "
-                                 "no shared memory to query");
+                                 "the window was made by MPI_Win_create_dynamic, whose memory "
+                                 "is whatever is attached, so there is no one segment to query; "
+                                 "query a window from MPI_Win_allocate_shared, MPI_Win_allocate "
+                                 "or MPI_Win_create");
     if ((rank < 0 || rank >= w->size) && rank != MPI_PROC_NULL)
         return vbt_api_win_raise(w, call, MPI_ERR_RANK,
                                  "argument rank is %d, but the window has %d ranks: use 0..%d or "

@@ -23,6 +23,7 @@ vbt_config_t vbt_cfg = {
     .progress = "auto",
     .shm_rndv_threshold = 16384,
     .shm_cma = 1,
+    .win_allocate_shm = 1,
     .coll_bcast = "auto",
     .coll_allreduce = "auto",
     .coll_gather = "auto",
@@ -105,6 +106,15 @@ static const vbt_knob_t knobs[] = {
      {.i = &vbt_cfg.shm_cma},
      "1: large on-node messages are read with one copy (CMA) where the kernel permits it; 0: "
      "never, they are streamed through the rings (two copies) as where CMA is refused"},
+    {"VBT_WIN_ALLOCATE_SHM",
+     "1",
+     VBT_KNOB_BOOL,
+     {.i = &vbt_cfg.win_allocate_shm},
+     "1: the memory of an MPI_Win_allocate window is one shared-memory segment per node, and "
+     "operations between ranks of a node are loads and stores by the origin; 0: this rank's "
+     "part is private memory, reached by messages from every rank as if it were alone on its "
+     "node, as also when VBT_TRANSPORTS leaves out shm (ranks may differ; "
+     "MPI_Win_allocate_shared is not affected)"},
     {"VBT_COLL_BCAST",
      "auto",
      VBT_KNOB_STRING,

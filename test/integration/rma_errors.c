@@ -2,8 +2,9 @@
  * with MPI_Error_class) and nothing changed. An out-of-range target displacement or count is
  * MPI_ERR_RMA_RANGE and writes nothing anywhere; an operation outside an epoch, unlock without
  * lock, complete without start, wait without post are MPI_ERR_RMA_SYNC; MPI_WIN_NULL is
- * MPI_ERR_WIN; attach on a window not made by MPI_Win_create_dynamic and
- * shared_query on one not made by MPI_Win_allocate_shared are MPI_ERR_RMA_FLAVOR. After each
+ * MPI_ERR_WIN; attach on a window not made by MPI_Win_create_dynamic and shared_query on a
+ * dynamic one are MPI_ERR_RMA_FLAVOR (MPI-4.1 allows shared_query on the other flavors: a
+ * process's own memory is always there, a create window's other parts are not). After each
  * error the window still works. Usage: rma_errors TEST... (or "all"), any number of ranks. */
 #define MPITEST_NAME "rma_errors"
 #include "mpitest.h"
@@ -167,15 +168,34 @@ static void test_flavor(void)
                  "MPI_Win_attach on an MPI_Win_allocate window");
     expect_class(MPI_Win_detach(w.win, mem), MPI_ERR_RMA_FLAVOR,
                  "MPI_Win_detach on an MPI_Win_allocate window");
-    expect_class(MPI_Win_shared_query(w.win, 0, &sz, &du, &p), MPI_ERR_RMA_FLAVOR,
-                 "MPI_Win_shared_query on an MPI_Win_allocate window");
+    CHECK(MPI_Win_shared_query(w.win, rank, &sz, &du, &p) == MPI_SUCCESS);
+    if (sz != WBYTES || du != 1 || p != w.base)
+        FAIL("MPI_Win_shared_query of oneself on an MPI_Win_allocate window: size %ld, "
+             "disp_unit %d, base %p; expected %d, 1, %p",
+             (long)sz, du, p, WBYTES, (void *)w.base);
     expect_intact(&w, "flavor errors");
     rma_win_free(&w);
     make(&w, RMA_CREATE);
     expect_class(MPI_Win_attach(w.win, mem, 64), MPI_ERR_RMA_FLAVOR,
                  "MPI_Win_attach on an MPI_Win_create window");
-    expect_class(MPI_Win_shared_query(w.win, MPI_PROC_NULL, &sz, &du, &p), MPI_ERR_RMA_FLAVOR,
-                 "MPI_Win_shared_query on an MPI_Win_create window");
+    /* Only our own part of the user's memory can be reached: it is the lowest with memory. */
+    CHECK(MPI_Win_shared_query(w.win, MPI_PROC_NULL, &sz, &du, &p) == MPI_SUCCESS);
+    if (sz != WBYTES || p != w.base)
+        FAIL("MPI_Win_shared_query(MPI_PROC_NULL) on an MPI_Win_create window: size %ld base "
+             "%p, expected our own %d bytes at %p",
+             (long)sz, p, WBYTES, (void *)w.base);
+    for (int r = 0; r < size; r++) {
+        CHECK(MPI_Win_shared_query(w.win, r, &sz, &du, &p) == MPI_SUCCESS);
+        if (r != rank && (sz != 0 || p != NULL))
+            FAIL("MPI_Win_shared_query(%d) on an MPI_Win_create window: size %ld base %p, "
+                 "expected 0 and NULL (not shared memory)",
+                 r, (long)sz, p);
+    }
+    expect_intact(&w, "flavor errors");
+    rma_win_free(&w);
+    make(&w, RMA_DYNAMIC);
+    expect_class(MPI_Win_shared_query(w.win, 0, &sz, &du, &p), MPI_ERR_RMA_FLAVOR,
+                 "MPI_Win_shared_query on an MPI_Win_create_dynamic window");
     expect_intact(&w, "flavor errors");
     rma_win_free(&w);
 }
