@@ -81,7 +81,7 @@ static vbt_status_t round_trip(vbt_win_t *w, const uint8_t *want, int target, in
             st = s2;
         vbt_win_note_error(w, t, &acks[i]);
         if (kind != VBT_WIN_LOCK)
-            w->tgt[t].unflushed = 0;
+            w->tgt[t].unflushed = w->tgt[t].acc_msgs = 0;
     }
     free(acks);
     free(reqs);
@@ -94,7 +94,11 @@ vbt_status_t vbt_win_flush_targets(vbt_win_t *w, const uint8_t *want, int target
 
     /* The direct path's stores (shared windows) are visible before anything that follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    st = round_trip(w, want, target, kind, 0);
+    /* Transfers without the target's CPU are complete before the target hears of the flush
+     * or the unlock. */
+    st = vbt_win_wait_results(w, want != NULL ? -1 : target);
+    if (st == VBT_OK)
+        st = round_trip(w, want, target, kind, 0);
 
     if (st != VBT_OK)
         return st;

@@ -49,6 +49,18 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     vbt_status_t st;
     uint32_t tag = 0;
 
+    if (w->rma != NULL && w->seg == NULL && vbt_win_rma_start(w, op, req_p, &st))
+        return st;
+    if (w->nic_atomics && op->kind >= VBT_WIN_ACC) {
+        /* An accumulate message after atomics to the same target: they are done first, so
+         * the two paths keep one origin's accumulates in program order. */
+        if (w->tgt[op->target].rma_out > 0) {
+            st = vbt_win_wait_results(w, op->target);
+            if (st != VBT_OK)
+                return st;
+        }
+        w->tgt[op->target].acc_msgs = 1;
+    }
     if (op->kind == VBT_WIN_PUT || op->kind == VBT_WIN_ACC ||
         (op->kind == VBT_WIN_GET_ACC && op->op != MPI_NO_OP))
         datalen = op->ocount * op->otype->size;

@@ -326,3 +326,41 @@ vbt_status_t vbt_ib_qp_probe(vbt_ib_iface_t *c)
     vbt_ib_check_rc(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (inline probe)");
     return VBT_OK;
 }
+
+/* ---- loopback ---------------------------------------------------------------------------------
+ * One-sided operations on our own memory through the device (VBT_TL_CAP_RMA_SELF), so that a
+ * rank's own atomics on its window go through the same NIC as its peers' and stay atomic with
+ * them. The QP of our own slot is connected to itself: no connection manager, nothing on the
+ * wire. It carries no messages: its FIN is marked exchanged, so finalize and the liveness
+ * checks pass it by. */
+vbt_status_t vbt_ib_loopback_connect(vbt_ib_iface_t *c)
+{
+    vbt_ib_peer_t *p = &c->peers[c->rank];
+    vbt_ib_cm_msg_t m;
+    vbt_status_t status;
+
+    if (p->state == VBT_IB_PEER_FAILED)
+        return VBT_ERR_IO;
+    status = vbt_ib_qp_create(c, c->rank);
+    if (status == VBT_OK) {
+        memset(&m, 0, sizeof(m));
+        m.active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+        m.lid = c->choice.port_attr.lid;
+        m.rd_atomic = (uint8_t)c->rd_atomic;
+        m.qpn = p->qp->qp_num;
+        m.psn = p->psn;
+        memcpy(m.gid, c->choice.gid.raw, sizeof(m.gid));
+        status = vbt_ib_qp_connect(c, c->rank, &m);
+    }
+    if (status != VBT_OK) {
+        vbt_error("the loopback QP of %s (one-sided operations on our own memory) could not "
+                  "be set up: they fail",
+                  c->choice.name);
+        p->state = VBT_IB_PEER_FAILED;
+        return status;
+    }
+    vbt_ib_eager_peer_ready(c, c->rank);
+    p->fin_received = p->fin_posted = 1;
+    vbt_debug("QP 0x%x: loopback for one-sided operations on our own memory", p->qp->qp_num);
+    return VBT_OK;
+}

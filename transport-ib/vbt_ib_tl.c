@@ -57,7 +57,7 @@ static void iface_fill(vbt_ib_iface_t *c)
 
     c->super.ops = &vbt_ib_tl_ops;
     c->super.send = vbt_ib_send;
-    c->super.caps = VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM;
+    c->super.caps = VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM | VBT_TL_CAP_RMA_SELF;
     c->qp_access = IBV_ACCESS_REMOTE_WRITE;
     if (da->max_qp_rd_atom > 0 && da->max_qp_init_rd_atom > 0) {
         c->super.caps |= VBT_TL_CAP_GET;

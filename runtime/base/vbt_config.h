@@ -46,6 +46,7 @@ typedef struct {
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */
+    int rma_nic_atomics;       /* VBT_RMA_NIC_ATOMICS: 0 keeps every accumulate a message */
     /* VBT_COLL_<NAME>: "auto" or the algorithm that collective always uses (vbt_coll_select.c) */
     const char *coll_bcast;
     const char *coll_allreduce;
