@@ -44,6 +44,11 @@ typedef struct {
     uint64_t rkey[VBT_TL_MAX];
     uint32_t rkey_mask;
     uint32_t atomics; /* that rank reaches every rank of the window with 64-bit NIC atomics */
+    /* Its lock word (vbt_win_rlock.c) and that word's keys, as rkey[] (bits in lock_mask). */
+    uint64_t lock_addr;
+    uint64_t lock_rkey[VBT_TL_MAX];
+    uint32_t lock_mask;
+    uint32_t pad2;
 } vbt_win_peer_t;
 
 struct vbt_tl_iface;
@@ -56,7 +61,8 @@ typedef struct {
     uint64_t rkey;
     struct vbt_tl_iface *atl; /* the transport of NIC atomics (NULL: none) */
     uint64_t arkey;
-    int world; /* the target's world rank */
+    uint64_t lock_rkey; /* the key of its lock word for atl */
+    int world;          /* the target's world rank */
     uint8_t put, get; /* tl takes put() / get() into the target's window */
     uint8_t read_peer; /* tl copies out of the target's memory itself (READ_PEER: CMA) */
 } vbt_win_rma_peer_t;
@@ -88,6 +94,8 @@ typedef struct vbt_win {
     /* Transfers without the target's CPU (vbt_win_rma.c): our memory's registrations, by
      * position in vbt_tl.up; each target's keys; the operation objects' free list. */
     struct vbt_tl_mem *rma_mem[VBT_TL_MAX];
+    uint64_t *lock_word; /* our lock word, locked by the peers' NIC atomics */
+    struct vbt_tl_mem *lock_mem[VBT_TL_MAX];
     vbt_win_rma_peer_t *rma;            /* [size], NULL: the window has none */
     int nic_atomics;                    /* the accumulates the NIC can do go by NIC atomics */
     uint32_t rma_out;                   /* transfers posted and not completed, all targets */

@@ -50,10 +50,13 @@ int vbt_win_atomics_possible(const vbt_win_t *w, const vbt_win_peer_t *me)
 {
     if (!vbt_cfg.rma_nic_atomics)
         return 0;
-    for (int i = 0; i < vbt_tl.nup; i++) /* our memory is registered with each of them */
-        if (vbt_win_tl_atomics(vbt_tl.up[i]) &&
-            !(me->rkey_mask & (1u << vbt_win_tl_slot(vbt_tl.up[i]))))
+    for (int i = 0; i < vbt_tl.nup; i++) { /* our memory is registered with each of them */
+        unsigned bit = 1u << vbt_win_tl_slot(vbt_tl.up[i]);
+        if (!vbt_win_tl_atomics(vbt_tl.up[i]))
+            continue;
+        if (!(me->lock_mask & bit) || (w->win_size > 0 && !(me->rkey_mask & bit)))
             return 0;
+    }
     for (int r = 0; r < w->size; r++)
         if (atomic_tl(vbt_comm_world_rank(w->comm, r), r == w->rank) == NULL)
             return 0;
@@ -69,7 +72,8 @@ void vbt_win_atomics_connect(vbt_win_t *w)
 
         /* Cannot happen when the ranks agree on what reaches what; a window then keeps its
          * accumulates as messages everywhere (each rank decides the same). */
-        if (slot < 0 || !(w->peers[t].rkey_mask & (1u << slot))) {
+        if (slot < 0 || !(w->peers[t].lock_mask & (1u << slot)) ||
+            (w->peers[t].size > 0 && !(w->peers[t].rkey_mask & (1u << slot)))) {
             vbt_error("%s: rank %d published no key for the transport of atomics towards it: "
                       "the accumulates of this window go as messages",
                       w->name, t);
@@ -77,6 +81,7 @@ void vbt_win_atomics_connect(vbt_win_t *w)
         }
         rp->atl = tl;
         rp->arkey = w->peers[t].rkey[slot];
+        rp->lock_rkey = w->peers[t].lock_rkey[slot];
     }
     w->nic_atomics = 1;
 }
@@ -108,9 +113,9 @@ static vbt_status_t copy_result(vbt_win_rma_op_t *o)
 
 /* Post one atomic on the target's word at raddr; its old value goes to *result_to when it
  * completes (NULL: nowhere). last: the operation's last, which completes its request. */
-static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
-                                uint64_t operand, uint64_t compare, uint64_t raddr,
-                                void *result_to, vbt_request_t *req)
+static vbt_status_t post_atomic_key(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
+                                    uint64_t operand, uint64_t compare, uint64_t raddr,
+                                    uint64_t rkey, void *result_to, vbt_request_t *req)
 {
     vbt_win_rma_peer_t *rp = &w->rma[target];
     vbt_tl_t *tl = rp->atl;
@@ -133,7 +138,7 @@ static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kin
     vbt_backoff_init(&backoff);
     for (;;) {
         st = tl->ops->atomic(tl, rp->world, kind, operand, compare, &o->result, o->rmem, raddr,
-                             rp->arkey, &o->c);
+                             rkey, &o->c);
         if (likely(st != VBT_ERR_NO_RESOURCE))
             break;
         int n = vbt_p2p_progress();
@@ -150,6 +155,15 @@ static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kin
     }
     o->req = req;
     return VBT_OK;
+}
+
+/* On the window memory. */
+static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
+                                uint64_t operand, uint64_t compare, uint64_t raddr,
+                                void *result_to, vbt_request_t *req)
+{
+    return post_atomic_key(w, target, kind, operand, compare, raddr, w->rma[target].arkey,
+                           result_to, req);
 }
 
 /* Wait for every transfer to target to complete; the first failure is returned. */
@@ -300,3 +314,13 @@ int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **r
     *st_p = st;
     return 1;
 }
+
+vbt_status_t vbt_win_lock_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
+                                 uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    vbt_status_t st = post_atomic_key(w, target, kind, operand, compare,
+                                      w->peers[target].lock_addr, w->rma[target].lock_rkey,
+                                      old_p, NULL);
+    return st == VBT_OK ? wait_target(w, target) : st;
+}
+

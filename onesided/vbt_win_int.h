@@ -133,6 +133,13 @@ void vbt_win_atomics_connect(vbt_win_t *w);
 int vbt_win_nic_op(const vbt_win_t *w, const vbt_win_op_t *op);
 int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
                          vbt_status_t *st_p);
+/* One atomic on target's lock word, waited for (after everything else to target); its old
+ * value in *old_p. */
+vbt_status_t vbt_win_lock_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
+                                 uint64_t operand, uint64_t compare, uint64_t *old_p);
+/* Passive-target locks by NIC atomics on the targets' lock words (windows with nic_atomics). */
+vbt_status_t vbt_win_rlock_acquire(vbt_win_t *w, int target, int exclusive);
+vbt_status_t vbt_win_rlock_release(vbt_win_t *w, int target, int exclusive);
 
 static inline uint32_t vbt_win_reply_tag(vbt_win_t *win)
 {

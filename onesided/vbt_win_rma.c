@@ -35,12 +35,18 @@ int vbt_win_tl_slot(const vbt_tl_t *tl)
 
 vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
 {
+    int have_mem = w->win_size > 0 && w->base != NULL;
+
     w->rma = calloc((size_t)w->size, sizeof(*w->rma));
     if (w->rma == NULL)
         return VBT_ERR_NO_MEMORY;
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->flavor == MPI_WIN_FLAVOR_SHARED ||
-        w->win_size == 0 || w->base == NULL)
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->flavor == MPI_WIN_FLAVOR_SHARED)
         return VBT_OK;
+    /* The word of the locks taken by NIC atomics (vbt_win_rlock.c), on a cache line of its own. */
+    if (posix_memalign((void **)&w->lock_word, 64, 64) != 0)
+        return VBT_ERR_NO_MEMORY;
+    memset(w->lock_word, 0, 64);
+    me->lock_addr = (uint64_t)(uintptr_t)w->lock_word;
     for (int i = 0; i < vbt_tl.nup; i++) {
         vbt_tl_t *tl = vbt_tl.up[i];
         unsigned access = 0;
@@ -55,15 +61,25 @@ vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
         if (access == 0 || slot < 0 || tl->ops->mem_get == NULL)
             continue;
         /* Not an error: the peers then reach this memory by messages. */
-        if (tl->ops->mem_get(tl, w->base, w->win_size, access, &w->rma_mem[i]) != VBT_OK) {
+        if (have_mem &&
+            tl->ops->mem_get(tl, w->base, w->win_size, access, &w->rma_mem[i]) != VBT_OK) {
             w->rma_mem[i] = NULL;
             vbt_debug("%s: %zu bytes of window memory not registered with %s: operations on "
                       "them go as messages",
                       w->name, w->win_size, tl->ops->name);
-            continue;
+        } else if (have_mem) {
+            me->rkey[slot] = tl->ops->mem_rkey(tl, w->rma_mem[i]);
+            me->rkey_mask |= 1u << slot;
         }
-        me->rkey[slot] = tl->ops->mem_rkey(tl, w->rma_mem[i]);
-        me->rkey_mask |= 1u << slot;
+        if (vbt_win_tl_atomics(tl) &&
+            tl->ops->mem_get(tl, w->lock_word, 8,
+                             VBT_TL_MEM_REMOTE_ATOMIC | VBT_TL_MEM_LOCAL_WRITE,
+                             &w->lock_mem[i]) == VBT_OK) {
+            me->lock_rkey[slot] = tl->ops->mem_rkey(tl, w->lock_mem[i]);
+            me->lock_mask |= 1u << slot;
+        } else {
+            w->lock_mem[i] = NULL;
+        }
     }
     me->atomics = vbt_win_atomics_possible(w, me);
     return VBT_OK;
@@ -97,6 +113,17 @@ void vbt_win_rma_connect(vbt_win_t *w)
     /* The same verdict on every rank: all of them allgathered the same flags. */
     if (atomics && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && w->flavor != MPI_WIN_FLAVOR_SHARED)
         vbt_win_atomics_connect(w);
+    if (VBT_LOG_DEBUG <= vbt_log_level) {
+        int nput = 0, nget = 0, nread = 0;
+        for (int t = 0; t < w->size; t++) {
+            nput += w->rma[t].put;
+            nget += w->rma[t].get;
+            nread += w->rma[t].read_peer;
+        }
+        vbt_debug("%s: of %d other ranks, %d take puts and %d gets without their CPU, %d "
+                  "gets by CMA; NIC atomics %s",
+                  w->name, w->size - 1, nput, nget, nread, w->nic_atomics ? "on" : "off");
+    }
 }
 
 void vbt_win_rma_destroy(vbt_win_t *w)
@@ -108,11 +135,15 @@ void vbt_win_rma_destroy(vbt_win_t *w)
     vbt_backoff_init(&backoff);
     while (w->rma_out > 0 && vbt_p2p_progress() >= 0)
         vbt_p2p_idle(&backoff);
-    for (int i = 0; i < vbt_tl.nup; i++)
-        if (w->rma_mem[i] != NULL) {
+    for (int i = 0; i < vbt_tl.nup; i++) {
+        if (w->rma_mem[i] != NULL)
             vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], w->rma_mem[i]);
-            w->rma_mem[i] = NULL;
-        }
+        if (w->lock_mem[i] != NULL)
+            vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], w->lock_mem[i]);
+        w->rma_mem[i] = w->lock_mem[i] = NULL;
+    }
+    free(w->lock_word);
+    w->lock_word = NULL;
     while (w->rma_slabs != NULL) {
         vbt_win_rma_slab_t *s = w->rma_slabs;
         w->rma_slabs = s->next;
