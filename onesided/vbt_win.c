@@ -48,6 +48,8 @@ static void win_destroy(vbt_win_t *w)
         w->lockq = q->next;
         free(q);
     }
+    if (w->rma != NULL)
+        vbt_win_rma_destroy(w);
     if (w->seg != NULL)
         vbt_win_shm_destroy(w);
     if (w->own_base)
@@ -124,6 +126,10 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
     w->base = base;
     me = (vbt_win_peer_t){
         .base = (uint64_t)(uintptr_t)base, .size = size, .disp_unit = disp_unit, .pad = st};
+    if (st == VBT_OK && w->peers != NULL) {
+        st = vbt_win_rma_register(w, &me);
+        me.pad = st;
+    }
     if (w->peers == NULL) { /* still take part in the allgather */
         vbt_win_peer_t *tmp = calloc((size_t)n, sizeof(*tmp));
         if (tmp != NULL)
@@ -144,6 +150,7 @@ vbt_status_t vbt_win_create(vbt_comm_t *comm, int flavor, void *base, size_t siz
         win_destroy(w);
         return st;
     }
+    vbt_win_rma_connect(w);
     w->attr_size = (MPI_Aint)size;
     w->attr_disp_unit = disp_unit;
     if (base_p != NULL)
@@ -284,6 +291,8 @@ static int pending_any(const vbt_win_t *win, int target)
 {
     if (target == -2 && win->sendq_head != NULL)
         return 1;
+    if (target < 0 ? win->rma_out > 0 : win->tgt[target].rma_out > 0)
+        return 1;
     for (const vbt_win_pending_t *p = win->pending; p != NULL; p = p->next)
         if ((target == -2 || target == -1 || p->target == target) && !pending_done(p))
             return 1;
@@ -297,8 +306,11 @@ static vbt_status_t wait_pending(vbt_win_t *win, int target)
     vbt_backoff_init(&backoff);
     for (;;) {
         vbt_win_reap(win);
-        if (!pending_any(win, target))
-            return VBT_OK;
+        if (!pending_any(win, target)) {
+            vbt_status_t st = win->rma_status; /* a transfer that failed, reported once */
+            win->rma_status = VBT_OK;
+            return st;
+        }
         int n = vbt_p2p_progress();
         if (n < 0)
             return (vbt_status_t)n;

@@ -24,6 +24,7 @@
 #include "vbt_op.h"
 #include "vbt_request.h"
 #include "vbt_status.h"
+#include "vbt_tl.h"
 
 #define VBT_WIN_MAGIC 0x5642574eu /* "VBWN" */
 
@@ -41,7 +42,33 @@ typedef struct {
     uint64_t size;
     int32_t disp_unit;
     int32_t pad;
+    /* The key of that rank's window memory for each transport it registered it with, by the
+     * transport's position in vbt_tl_table (bit i of rkey_mask: rkey[i] is valid). */
+    uint64_t rkey[VBT_TL_MAX];
+    uint32_t rkey_mask;
+    uint32_t atomics; /* that rank reaches every rank of the window with 64-bit NIC atomics */
+    /* Its lock word (vbt_win_rlock.c) and that word's keys, as rkey[] (bits in lock_mask). */
+    uint64_t lock_addr;
+    uint64_t lock_rkey[VBT_TL_MAX];
+    uint32_t lock_mask;
+    uint32_t pad2;
 } vbt_win_peer_t;
+
+struct vbt_tl_iface;
+struct vbt_tl_mem;
+struct vbt_win_rma_op;
+
+/* Per target, at the origin: how its memory can be reached without its CPU (vbt_win_rma.c). */
+typedef struct {
+    struct vbt_tl_iface *tl; /* the transport of put/get (NULL: none; messages) */
+    uint64_t rkey;
+    struct vbt_tl_iface *atl; /* the transport of NIC atomics (NULL: none) */
+    uint64_t arkey;
+    uint64_t lock_rkey; /* the key of its lock word for atl */
+    int world;          /* the target's world rank */
+    uint8_t put, get; /* tl takes put() / get() into the target's window */
+    uint8_t read_peer; /* tl copies out of the target's memory itself (READ_PEER: CMA) */
+} vbt_win_rma_peer_t;
 
 /* Per target, at the origin: the state of this rank's access to it. */
 typedef struct {
@@ -49,6 +76,8 @@ typedef struct {
     uint8_t nocheck;   /* the lock was taken with MPI_MODE_NOCHECK: no lock protocol */
     uint8_t unflushed; /* operations went to it since its last flush */
     uint8_t in_start;  /* a member of the current MPI_Win_start group */
+    uint8_t acc_msgs;  /* accumulates went to it as messages since its last flush */
+    uint32_t rma_out;  /* one-sided transfers posted to it and not completed */
 } vbt_win_target_t;
 
 /* Block sizes of the window's pool: 64 bytes to 16k. */
@@ -70,6 +99,17 @@ typedef struct vbt_win {
     void *seg;
     size_t seg_len;
     uint64_t *seg_off; /* [size]: each rank's part in seg, VBT_WIN_NO_SEG for ranks outside */
+    /* Transfers without the target's CPU (vbt_win_rma.c): our memory's registrations, by
+     * position in vbt_tl.up; each target's keys; the operation objects' free list. */
+    struct vbt_tl_mem *rma_mem[VBT_TL_MAX];
+    uint64_t *lock_word; /* our lock word, locked by the peers' NIC atomics */
+    struct vbt_tl_mem *lock_mem[VBT_TL_MAX];
+    vbt_win_rma_peer_t *rma;            /* [size], NULL: the window has none */
+    int nic_atomics;                    /* the accumulates the NIC can do go by NIC atomics */
+    uint32_t rma_out;                   /* transfers posted and not completed, all targets */
+    vbt_status_t rma_status;            /* the first transfer that failed, until reported */
+    struct vbt_win_rma_op *rma_free;    /* operation objects to reuse */
+    void *rma_slabs;                    /* their memory, freed with the window */
     /* Dynamic windows: the regions attached here. */
     struct vbt_win_region *regions;
     /* Origin side. */

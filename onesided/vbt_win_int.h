@@ -113,6 +113,53 @@ vbt_win_scratch_t *vbt_win_scratch(vbt_win_t *w);
 uint8_t *vbt_win_want(vbt_win_t *w);
 /* MPI_Win_free: the free blocks and the scratch go back to malloc. */
 void vbt_win_pool_destroy(vbt_win_t *w);
+/* One transfer without the target's CPU (vbt_win_rma.c): the transport's cookie, from the
+ * window's free list. */
+typedef struct vbt_win_rma_op {
+    vbt_rma_cookie_t c; /* first: the transport's completion finds it */
+    struct vbt_win_rma_op *next;
+    vbt_win_t *w;
+    int target;
+    vbt_tl_t *tl;
+    vbt_tl_mem_t *lmem; /* the origin buffer's registration, released at completion */
+    vbt_tl_mem_t *rmem; /* the registration of result (atomics) */
+    vbt_request_t *req; /* MPI_Rput & co: completed with the transfer */
+    vbt_status_t (*done)(struct vbt_win_rma_op *o); /* more to do at completion, or NULL */
+    void *result_to;                                /* atomics: where the old value goes */
+    uint64_t result;                                /* atomics: the old value lands here */
+} vbt_win_rma_op_t;
+
+/* The position of tl's ops in vbt_tl_table (the index of the keys a window publishes). */
+int vbt_win_tl_slot(const vbt_tl_t *tl);
+/* Creation: register our window memory with every transport that offers put, get or atomics
+ * and fill in our keys (before the allgather; failing to register is not an error); then,
+ * after it, each target's keys and paths. */
+vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me);
+void vbt_win_rma_connect(vbt_win_t *w);
+void vbt_win_rma_destroy(vbt_win_t *w);
+/* Start op without the target's CPU if it can go so: 1 with *st_p its status, else 0 (it goes
+ * as a message). */
+int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
+                      vbt_status_t *st_p);
+/* Operation objects: taken (counted in rma_out) and given back unposted. */
+vbt_win_rma_op_t *vbt_win_rma_op_new(vbt_win_t *w, int target, vbt_tl_t *tl);
+void vbt_win_rma_op_fail(vbt_win_rma_op_t *o);
+
+/* NIC atomics (vbt_win_atomic.c). */
+int vbt_win_tl_atomics(const vbt_tl_t *tl);
+int vbt_win_atomics_possible(const vbt_win_t *w, const vbt_win_peer_t *me);
+void vbt_win_atomics_connect(vbt_win_t *w);
+/* Is op one the NIC does on this window (64-bit integer SUM, NO_OP, REPLACE, CAS)? */
+int vbt_win_nic_op(const vbt_win_t *w, const vbt_win_op_t *op);
+int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
+                         vbt_status_t *st_p);
+/* One atomic on target's lock word, waited for (after everything else to target); its old
+ * value in *old_p. */
+vbt_status_t vbt_win_lock_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
+                                 uint64_t operand, uint64_t compare, uint64_t *old_p);
+/* Passive-target locks by NIC atomics on the targets' lock words (windows with nic_atomics). */
+vbt_status_t vbt_win_rlock_acquire(vbt_win_t *w, int target, int exclusive);
+vbt_status_t vbt_win_rlock_release(vbt_win_t *w, int target, int exclusive);
 
 static inline uint32_t vbt_win_reply_tag(vbt_win_t *win)
 {

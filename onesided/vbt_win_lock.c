@@ -83,7 +83,7 @@ static vbt_status_t round_trip(vbt_win_t *w, const uint8_t *want, int target, in
             st = s2;
         vbt_win_note_error(w, t, &acks[i]);
         if (kind != VBT_WIN_LOCK)
-            w->tgt[t].unflushed = 0;
+            w->tgt[t].unflushed = w->tgt[t].acc_msgs = 0;
     }
     return st;
 }
@@ -94,7 +94,11 @@ vbt_status_t vbt_win_flush_targets(vbt_win_t *w, const uint8_t *want, int target
 
     /* The direct path's stores (shared windows) are visible before anything that follows. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    st = round_trip(w, want, target, kind, 0);
+    /* Transfers without the target's CPU are complete before the target hears of the flush
+     * or the unlock. */
+    st = vbt_win_wait_results(w, want != NULL ? -1 : target);
+    if (st == VBT_OK)
+        st = round_trip(w, want, target, kind, 0);
 
     if (st != VBT_OK)
         return st;
@@ -105,7 +109,9 @@ vbt_status_t vbt_win_lock(vbt_win_t *w, int type, int target, int assert)
 {
     vbt_status_t st = VBT_OK;
 
-    if (!(assert &MPI_MODE_NOCHECK))
+    if (!(assert &MPI_MODE_NOCHECK) && w->nic_atomics)
+        st = vbt_win_rlock_acquire(w, target, type == MPI_LOCK_EXCLUSIVE);
+    else if (!(assert &MPI_MODE_NOCHECK))
         st = round_trip(w, NULL, target, VBT_WIN_LOCK, type == MPI_LOCK_EXCLUSIVE);
     if (st != VBT_OK)
         return st;
@@ -119,10 +125,13 @@ vbt_status_t vbt_win_unlock(vbt_win_t *w, int target)
 {
     vbt_status_t st;
 
-    if (w->tgt[target].nocheck)
-        st = vbt_win_flush_targets(w, NULL, target, VBT_WIN_FLUSH);
+    if (w->tgt[target].nocheck || w->nic_atomics)
+        st = w->tgt[target].unflushed ? vbt_win_flush_targets(w, NULL, target, VBT_WIN_FLUSH)
+                                      : vbt_win_wait_results(w, target);
     else
         st = vbt_win_flush_targets(w, NULL, target, VBT_WIN_UNLOCK);
+    if (st == VBT_OK && !w->tgt[target].nocheck && w->nic_atomics)
+        st = vbt_win_rlock_release(w, target, w->tgt[target].lock == 2);
     if (st != VBT_OK)
         return st;
     w->tgt[target].lock = 0;
@@ -136,7 +145,12 @@ vbt_status_t vbt_win_lock_all(vbt_win_t *w, int assert)
     uint8_t *want;
     vbt_status_t st = VBT_OK;
 
-    if (!(assert &MPI_MODE_NOCHECK)) {
+    for (int t = 0; t < w->size && !(assert &MPI_MODE_NOCHECK) && w->nic_atomics; t++) {
+        st = vbt_win_rlock_acquire(w, t, 0);
+        if (st != VBT_OK)
+            return st; /* the locks taken stay: the error is fatal to the window */
+    }
+    if (!(assert &MPI_MODE_NOCHECK) && !w->nic_atomics) {
         want = vbt_win_want(w);
         if (want == NULL)
             return VBT_ERR_NO_MEMORY;
@@ -158,9 +172,13 @@ vbt_status_t vbt_win_unlock_all(vbt_win_t *w)
 
     if (want == NULL)
         return VBT_ERR_NO_MEMORY;
+    int by_msg = !w->lock_all_nocheck && !w->nic_atomics; /* the target releases the lock */
+
     for (int t = 0; t < w->size; t++)
-        want[t] = w->lock_all_nocheck ? w->tgt[t].unflushed : 1;
-    st = vbt_win_flush_targets(w, want, -1, w->lock_all_nocheck ? VBT_WIN_FLUSH : VBT_WIN_UNLOCK);
+        want[t] = by_msg ? 1 : w->tgt[t].unflushed;
+    st = vbt_win_flush_targets(w, want, -1, by_msg ? VBT_WIN_UNLOCK : VBT_WIN_FLUSH);
+    for (int t = 0; t < w->size && st == VBT_OK && !w->lock_all_nocheck && w->nic_atomics; t++)
+        st = vbt_win_rlock_release(w, t, 0);
     if (st != VBT_OK)
         return st;
     w->lock_all = 0;

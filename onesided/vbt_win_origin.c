@@ -50,6 +50,22 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     vbt_status_t st;
     uint32_t tag = 0;
 
+    /* The NIC's accumulates first: on a window with NIC atomics they go through the target's
+     * NIC whatever path its other operations take, the direct one included (atomicity). */
+    if (w->nic_atomics && vbt_win_atomic_start(w, op, req_p, &st))
+        return st;
+    if (w->rma != NULL && !vbt_win_direct(w, op->target) && vbt_win_rma_start(w, op, req_p, &st))
+        return st;
+    if (w->nic_atomics && op->kind >= VBT_WIN_ACC) {
+        /* An accumulate message after atomics to the same target: they are done first, so
+         * the two paths keep one origin's accumulates in program order. */
+        if (w->tgt[op->target].rma_out > 0) {
+            st = vbt_win_wait_results(w, op->target);
+            if (st != VBT_OK)
+                return st;
+        }
+        w->tgt[op->target].acc_msgs = 1;
+    }
     if (op->kind == VBT_WIN_PUT || op->kind == VBT_WIN_ACC ||
         (op->kind == VBT_WIN_GET_ACC && op->op != MPI_NO_OP))
         datalen = op->ocount * op->otype->size;

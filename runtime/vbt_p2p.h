@@ -114,6 +114,15 @@ void vbt_p2p_request_done(vbt_request_t *req);
 typedef int(vbt_p2p_hook_fn)(void *arg); /* returns the work it did (0: none) */
 void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg);
 
+/* The cookie of a one-sided transfer (put, get, atomic) that is not a rendezvous of ours: the
+ * one-sided engine's operations begin with this, and their completion is handed to done. A
+ * rendezvous passes its request, which begins with VBT_REQUEST_MAGIC instead. */
+#define VBT_RMA_COOKIE_MAGIC 0x56425243u /* "VBRC" */
+typedef struct vbt_rma_cookie {
+    uint32_t magic;
+    void (*done)(struct vbt_rma_cookie *cookie, vbt_status_t status);
+} vbt_rma_cookie_t;
+
 /* Progress all transports once; returns the number of events handled or a negative status. */
 int vbt_p2p_progress(void);
 /* Back off after a progress call that found nothing (see vbt_progress.h). */

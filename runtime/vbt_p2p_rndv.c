@@ -16,9 +16,16 @@ static void rndv_send_done(vbt_request_t *req, vbt_status_t status)
     vbt_p2p_send_maybe_done(req);
 }
 
-/* The transport's upcall: every WRITE of req completed (or failed). */
+/* The transport's upcall: every WRITE of a rendezvous completed (or failed), or one of the
+ * one-sided engine's transfers did. */
 void vbt_p2p_put_cb(void *arg, void *cookie, vbt_status_t status)
 {
+    vbt_rma_cookie_t *c = cookie;
+
+    if (c != NULL && c->magic == VBT_RMA_COOKIE_MAGIC) {
+        c->done(c, status);
+        return;
+    }
     rndv_send_done(cookie, status);
 }
 

@@ -128,8 +128,9 @@ vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer)
     vbt_status_t status;
     int rc;
 
-    /* Receive buffers and CQ entries for one more peer, before its QP can receive anything. */
-    status = vbt_ib_rx_reserve(c, peer);
+    /* Receive buffers and CQ entries for one more peer, before its QP can receive anything
+     * (the loopback receives nothing: its few CQ entries are in every CQ's size). */
+    status = peer != c->rank ? vbt_ib_rx_reserve(c, peer) : VBT_OK;
     if (status != VBT_OK)
         return status;
     /* The per-slot arrays come with the connection: a rank pays for the peers it talks to. */
@@ -156,7 +157,8 @@ vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer)
         goto err_destroy_qp;
     p->psn = random_psn();
     p->state = VBT_IB_PEER_INIT;
-    c->nqps++; /* its QP is never destroyed before finalize: its buffers stay accounted */
+    if (peer != c->rank)
+        c->nqps++; /* its QP is never destroyed before finalize: its buffers stay accounted */
     return VBT_OK;
 
 err_destroy_qp:
@@ -230,7 +232,8 @@ vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_
         return status;
     p->rqpn = rqpn;
     p->state = VBT_IB_PEER_RTS;
-    c->nconnected++;
+    if (peer != c->rank) /* the loopback is no peer */
+        c->nconnected++;
     vbt_debug("QP 0x%x -> rank %d QP 0x%x: RTS, path MTU %s, PSN 0x%x/0x%x (%d connected)",
               p->qp->qp_num, peer, rqpn, vbt_ib_mtu_str(path_mtu), p->psn, rpsn, c->nconnected);
     return VBT_OK;
@@ -324,5 +327,45 @@ vbt_status_t vbt_ib_qp_probe(vbt_ib_iface_t *c)
     if (status != VBT_OK)
         return status;
     vbt_ib_check_rc(ibv_destroy_qp(qp), 0, "ibv_destroy_qp (inline probe)");
+    return VBT_OK;
+}
+
+/* ---- loopback ---------------------------------------------------------------------------------
+ * One-sided operations on our own memory through the device (VBT_TL_CAP_RMA_SELF), so that a
+ * rank's own atomics on its window go through the same NIC as its peers' and stay atomic with
+ * them. Made at wireup where the device has atomics (a failure there clears the capability, so
+ * no window counts on it). The QP of our own slot is connected to itself: no connection
+ * manager, nothing on the wire, no receive buffers. It carries no messages: its FIN is marked
+ * exchanged, so finalize and the liveness checks pass it by. */
+vbt_status_t vbt_ib_loopback_connect(vbt_ib_iface_t *c)
+{
+    vbt_ib_peer_t *p = &c->peers[c->rank];
+    vbt_ib_cm_msg_t m;
+    vbt_status_t status;
+
+    if (p->state == VBT_IB_PEER_FAILED)
+        return VBT_ERR_IO;
+    status = vbt_ib_qp_create(c, c->rank);
+    if (status == VBT_OK) {
+        memset(&m, 0, sizeof(m));
+        m.active_mtu = (uint8_t)c->choice.port_attr.active_mtu;
+        m.lid = c->choice.port_attr.lid;
+        m.rd_atomic = (uint8_t)c->rd_atomic;
+        m.qpn = p->qp->qp_num;
+        m.psn = p->psn;
+        memcpy(m.gid, c->choice.gid.raw, sizeof(m.gid));
+        status = vbt_ib_qp_connect(c, c->rank, &m);
+    }
+    if (status != VBT_OK) {
+        vbt_warn("the loopback QP of %s (one-sided operations on our own memory) could not "
+                 "be set up: windows keep their accumulates as messages (the lines above say "
+                 "why)",
+                 c->choice.name);
+        p->state = VBT_IB_PEER_FAILED;
+        return status;
+    }
+    vbt_ib_eager_peer_ready(c, c->rank);
+    p->fin_received = p->fin_posted = 1;
+    vbt_debug("QP 0x%x: loopback for one-sided operations on our own memory", p->qp->qp_num);
     return VBT_OK;
 }

@@ -512,6 +512,9 @@ vbt_status_t vbt_ib_qp_create(vbt_ib_iface_t *c, int peer);
  * at the remote port's lid/gid and MTU, with at most m->rd_atomic READs and atomics in flight
  * (state RTS): m is the peer's REQ or REP. Failures are logged. */
 vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_t *m);
+/* Connect our own slot's QP to itself (VBT_TL_CAP_RMA_SELF), at the first one-sided operation
+ * on our own memory. */
+vbt_status_t vbt_ib_loopback_connect(vbt_ib_iface_t *c);
 /* What our QPs take in flight of a peer's READs and atomics (max_dest_rd_atomic), as offered
  * in our REQ and REP: min(device max_qp_rd_atom, 16), at least 1. */
 int vbt_ib_rd_atomic_offer(const vbt_ib_choice_t *choice);

@@ -20,7 +20,9 @@ static size_t qp_bytes(const vbt_ib_sizes_t *s)
 
 uint32_t vbt_ib_cq_entries(const vbt_ib_sizes_t *s, int peers)
 {
-    return (uint32_t)peers * (s->rx_per_peer + s->sq_depth) + VBT_IB_UD_RECV + VBT_IB_UD_SEND;
+    /* + the loopback's one-sided WRs (vbt_ib_loopback_connect), at most a put window. */
+    return (uint32_t)peers * (s->rx_per_peer + s->sq_depth) + VBT_IB_UD_RECV + VBT_IB_UD_SEND +
+           VBT_IB_PUT_WINDOW;
 }
 
 size_t vbt_ib_sizes_pinned(const vbt_ib_sizes_t *s, int peers)

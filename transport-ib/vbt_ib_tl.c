@@ -57,7 +57,7 @@ static void iface_fill(vbt_ib_iface_t *c)
 
     c->super.ops = &vbt_ib_tl_ops;
     c->super.send = vbt_ib_send;
-    c->super.caps = VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM;
+    c->super.caps = VBT_TL_CAP_PUT | VBT_TL_CAP_STREAM | VBT_TL_CAP_RMA_SELF;
     c->qp_access = IBV_ACCESS_REMOTE_WRITE;
     if (da->max_qp_rd_atom > 0 && da->max_qp_init_rd_atom > 0) {
         c->super.caps |= VBT_TL_CAP_GET;
@@ -213,6 +213,9 @@ static vbt_status_t vbt_ib_wireup(vbt_tl_iface_t *iface)
      * first use: vbt_ib_cm_connect). */
     c->wired = 1;
     vbt_debug("InfiniBand: %d peer(s) reachable, connected on first use", c->npeers);
+    /* The loopback is for atomics (a failure is said by it). */
+    if (!(c->super.caps & VBT_TL_CAP_ATOMIC_FADD64) || vbt_ib_loopback_connect(c) != VBT_OK)
+        c->super.caps &= ~(unsigned)VBT_TL_CAP_RMA_SELF;
     return VBT_OK;
 }
 

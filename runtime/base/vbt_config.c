@@ -24,6 +24,7 @@ vbt_config_t vbt_cfg = {
     .shm_rndv_threshold = 16384,
     .shm_cma = 1,
     .win_allocate_shm = 1,
+    .rma_nic_atomics = 1,
     .coll_bcast = "auto",
     .coll_allreduce = "auto",
     .coll_gather = "auto",
@@ -115,6 +116,14 @@ static const vbt_knob_t knobs[] = {
      "part is private memory, reached by messages from every rank as if it were alone on its "
      "node, as also when VBT_TRANSPORTS leaves out shm (ranks may differ; "
      "MPI_Win_allocate_shared is not affected)"},
+    {"VBT_RMA_NIC_ATOMICS",
+     "1",
+     VBT_KNOB_BOOL,
+     {.i = &vbt_cfg.rma_nic_atomics},
+     "1: a window whose ranks all reach each other through a transport with 64-bit atomics "
+     "(ib) does its 64-bit integer MPI_SUM, MPI_NO_OP, MPI_REPLACE accumulates and "
+     "MPI_Compare_and_swap with the NIC's atomics; 0: every accumulate is a message the "
+     "target applies"},
     {"VBT_COLL_BCAST",
      "auto",
      VBT_KNOB_STRING,

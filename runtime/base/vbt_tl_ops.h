@@ -54,6 +54,9 @@ enum {
      * pieces through send(). Without it, and without PUT or READ_PEER, a transport carries
      * only eager messages and fragments. */
     VBT_TL_CAP_STREAM = 1u << 5,
+    /* put(), get() and atomic() also take our own rank as the peer (a loopback through the
+     * device, so our own atomics are atomic with the peers' on the same memory). */
+    VBT_TL_CAP_RMA_SELF = 1u << 6,
 };
 
 /* Access a registration grants beyond local reads. */
