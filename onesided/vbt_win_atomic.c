@@ -105,6 +105,9 @@ int vbt_win_nic_op(const vbt_win_t *w, const vbt_win_op_t *op)
            (op->op == MPI_NO_OP && op->kind == VBT_WIN_GET_ACC);
 }
 
+static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
+                              vbt_status_t *st_p);
+
 static vbt_status_t copy_result(vbt_win_rma_op_t *o)
 {
     memcpy(o->result_to, &o->result, sizeof(o->result));
@@ -228,6 +231,14 @@ static uint64_t element_addr(const vbt_dtype_t *t, uint64_t base, size_t i)
 int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
                          vbt_status_t *st_p)
 {
+    if (!vbt_win_nic_op(w, op))
+        return 0;
+    return atomic_run(w, op, req_p, st_p);
+}
+
+static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
+                              vbt_status_t *st_p)
+{
     int t = op->target, fetch = op->kind != VBT_WIN_ACC;
     size_t n = op->kind == VBT_WIN_CAS ? 1 : op->tcount * op->ttype->size / 8;
     uint64_t base = w->peers[t].base + op->tdisp;
@@ -240,7 +251,7 @@ int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **r
     vbt_request_t *req = NULL;
     vbt_status_t st = VBT_OK;
 
-    if (!vbt_win_nic_op(w, op) || n == 0)
+    if (n == 0)
         return 0;
     if (n > VBT_WIN_ATOMIC_STACK) {
         in = malloc(n * sizeof(*in));
