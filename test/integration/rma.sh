@@ -15,10 +15,12 @@ for cma in ${RMA_CMA:-1 0}; do
         for p in $progs; do
             prog=${p%:*}
             want=${p#*:}
+            start=$(date +%s)
             out=$(VBT_SHM_CMA=$cma timeout 300 "$MPIRUN" --oversubscribe -n $np "$dir/$prog" all 2>&1)
             rc=$?
+            secs=$(($(date +%s) - start))
             got=$(printf '%s\n' "$out" | grep -c "^$prog [a-z_]*: ok ($np ranks)")
-            echo "VBT_TRANSPORTS=${VBT_TRANSPORTS:-(default)} VBT_SHM_CMA=$cma -n $np $prog -> exit $rc, $got of $want ok"
+            echo "VBT_TRANSPORTS=${VBT_TRANSPORTS:-(default)} VBT_SHM_CMA=$cma -n $np $prog -> exit $rc, $got of $want ok ($secs s)"
             printf '%s\n' "$out" | grep 'origins waited' || true
             if [ $rc -eq 77 ]; then
                 continue
