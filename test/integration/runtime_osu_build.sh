@@ -56,7 +56,7 @@ build() {
         _extra=
         case " $coll_benches " in *" $b "*) _extra="$_dir/osu_coll.o" ;; esac
         case " $rma_benches " in *" $b "*) _extra="$_dir/osu_rma.o" ;; esac
-        if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" $_extra 2>&1); then
+        if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" ${_extra:+"$_extra"} 2>&1); then
             failed "$_name: $_cc $* osu_$b.c osu_common.o $_extra" "$_out"
             return 1
         fi
