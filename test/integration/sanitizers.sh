@@ -1,9 +1,9 @@
 #!/bin/sh
 # Memory and undefined-behaviour checking, as part of make check (so CI runs it):
 #  1. AddressSanitizer + UndefinedBehaviorSanitizer: a second build tree, $abs_top_builddir/san,
-#     everything built with -fsanitize=address,undefined (libverbatim, mpirun, the tests: the
-#     ASan runtime then comes first in every program's link order by itself), where make check
-#     runs the Check unit tests and the native multi-rank tests. Any report fails: ASan and UBSan
+#     where what runs here is built with -fsanitize=address,undefined (libverbatim, mpirun, the
+#     tests' programs: the ASan runtime then comes first in every program's link order by
+#     itself), and make check-TESTS runs the Check unit tests and the native multi-rank tests. Any report fails: ASan and UBSan
 #     stop at the first error, LeakSanitizer checks every process at exit (suppressions, library
 #     frames only: test/lsan.supp).
 #  2. valgrind memcheck on the Check unit tests of this (normal) build tree, CK_FORK=no so the
