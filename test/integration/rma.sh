@@ -34,11 +34,13 @@ for cma in $cmas; do
                     ranks="-n 1 $out_rank : -n $((np - 1)) $dir/$prog all"
                     what="-n $np (rank 0 out of shared memory)"
                 fi
+                start=$(date +%s)
                 # shellcheck disable=SC2086 # $ranks is words: program paths have no blanks
                 out=$(VBT_SHM_CMA=$cma timeout 300 "$MPIRUN" --oversubscribe $ranks 2>&1)
                 rc=$?
+                secs=$(($(date +%s) - start))
                 got=$(printf '%s\n' "$out" | grep -c "^$prog [a-z_]*: ok ($np ranks)")
-                echo "VBT_TRANSPORTS=${VBT_TRANSPORTS:-(default)} VBT_SHM_CMA=$cma $what $prog -> exit $rc, $got of $want ok"
+                echo "VBT_TRANSPORTS=${VBT_TRANSPORTS:-(default)} VBT_SHM_CMA=$cma $what $prog -> exit $rc, $got of $want ok ($secs s)"
                 printf '%s\n' "$out" | grep 'origins waited' || true
                 if [ $rc -eq 77 ]; then
                     continue

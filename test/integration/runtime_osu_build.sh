@@ -33,21 +33,31 @@ failed() {
 }
 
 # build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/ ($with_rma says whether the
-# one-sided ones too); 0 when all built.
+# one-sided ones too); 0 when all built. The shared sources (osu_common.c, the collective and
+# one-sided drivers) are compiled once, with the same flags, and linked into each benchmark.
 with_rma=1
 build() {
     _name=$1
     _cc=$2
     shift 2
-    mkdir -p "$tmp/$_name"
+    _dir=$tmp/$_name
+    mkdir -p "$_dir"
+    _shared="common coll"
+    [ $with_rma = 1 ] && _shared="$_shared rma"
+    for s in $_shared; do
+        if ! _out=$("$_cc" "$@" -c -o "$_dir/osu_$s.o" "$src/osu_$s.c" 2>&1); then
+            failed "$_name: $_cc $* -c osu_$s.c" "$_out"
+            return 1
+        fi
+    done
     _all="$benches $coll_benches"
     [ $with_rma = 1 ] && _all="$_all $rma_benches"
     for b in $_all; do
         _extra=
-        case " $coll_benches " in *" $b "*) _extra="$src/osu_coll.c" ;; esac
-        case " $rma_benches " in *" $b "*) _extra="$src/osu_rma.c" ;; esac
-        if ! _out=$("$_cc" "$@" -o "$tmp/$_name/vbt_osu_$b" "$src/osu_$b.c" "$src/osu_common.c" $_extra 2>&1); then
-            failed "$_name: $_cc $* osu_$b.c osu_common.c $_extra" "$_out"
+        case " $coll_benches " in *" $b "*) _extra="$_dir/osu_coll.o" ;; esac
+        case " $rma_benches " in *" $b "*) _extra="$_dir/osu_rma.o" ;; esac
+        if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" ${_extra:+"$_extra"} 2>&1); then
+            failed "$_name: $_cc $* osu_$b.c osu_common.o $_extra" "$_out"
             return 1
         fi
     done

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Memory and undefined-behaviour checking, as part of make check (so CI runs it):
 #  1. AddressSanitizer + UndefinedBehaviorSanitizer: a second build tree, $abs_top_builddir/san,
-#     everything built with -fsanitize=address,undefined (libverbatim, mpirun, the tests: the
-#     ASan runtime then comes first in every program's link order by itself), where make check
-#     runs the Check unit tests and the native multi-rank tests. Any report fails: ASan and UBSan
+#     where what runs here is built with -fsanitize=address,undefined (libverbatim, mpirun, the
+#     tests' programs: the ASan runtime then comes first in every program's link order by
+#     itself), and make check-TESTS runs the Check unit tests and the native multi-rank tests. Any report fails: ASan and UBSan
 #     stop at the first error, LeakSanitizer checks every process at exit (suppressions, library
 #     frames only: test/lsan.supp).
 #  2. valgrind memcheck on the Check unit tests of this (normal) build tree, CK_FORK=no so the
@@ -34,6 +34,11 @@ unit="test/unit/check_config test/unit/check_objpool test/unit/check_error test/
 native="test/integration/shm_p2p.sh test/integration/shm_rndv.sh test/integration/dtype.sh \
   test/integration/runtime_comm.sh test/integration/nbr.sh test/integration/errors.sh \
   test/integration/runtime_op.sh"
+# What those run: the sanitizer tree builds only these (mpirun, the two examples suite_p2p.sh
+# starts, the programs), not the other examples, the tools or the other tests' programs.
+programs="$unit launcher/mpirun examples/pingpong examples/ring test/integration/p2p \
+  test/integration/rndv test/integration/dtype test/integration/comm test/integration/nbr \
+  test/integration/errors test/integration/op"
 
 # The inner makes are ours: not the outer make check's jobserver, TESTS or flags.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -53,7 +58,7 @@ if [ ! -f Makefile ]; then
         exit 1
     }
 fi
-if ! make -j2 >build.log 2>&1; then
+if ! make -j2 $programs >build.log 2>&1; then
     tail -50 build.log
     echo "FAIL: build of the sanitizer tree (last lines of $san/build.log above)"
     exit 1
@@ -66,7 +71,8 @@ ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:check_initialization_order=1:log_pa
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan"
 LSAN_OPTIONS="suppressions=$supp_lsan:print_suppressions=0"
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
-make -j2 check TESTS="$unit $native" >check.log 2>&1 || {
+# check-TESTS with check_PROGRAMS set: make check would first build everything else too.
+make -j2 check-TESTS TESTS="$unit $native" check_PROGRAMS="$unit" >check.log 2>&1 || {
     grep -E '^(FAIL|ERROR|XPASS)' check.log
     for t in $unit $native; do
         log=${t%.sh}.log
