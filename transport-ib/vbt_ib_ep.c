@@ -232,8 +232,9 @@ vbt_status_t vbt_ib_qp_connect(vbt_ib_iface_t *c, int peer, const vbt_ib_cm_msg_
         return status;
     p->rqpn = rqpn;
     p->state = VBT_IB_PEER_RTS;
-    if (peer != c->rank) /* the loopback is no peer */
-        c->nconnected++;
+    if (peer == c->rank) /* the loopback is no peer (vbt_ib_loopback_connect says it) */
+        return VBT_OK;
+    c->nconnected++;
     vbt_debug("QP 0x%x -> rank %d QP 0x%x: RTS, path MTU %s, PSN 0x%x/0x%x (%d connected)",
               p->qp->qp_num, peer, rqpn, vbt_ib_mtu_str(path_mtu), p->psn, rpsn, c->nconnected);
     return VBT_OK;

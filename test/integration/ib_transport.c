@@ -408,11 +408,13 @@ static void connect_pair(void)
     wait_for(0, exp_count[0]);
 }
 
+/* QPs towards peers (our own slot holds the loopback of one-sided operations on our own
+ * memory, made at wireup where the device has atomics: not a connection). */
 static int connected_count(void)
 {
     int n = 0;
     for (int r = 0; r < proc.size; r++)
-        n += ib->peers[r].qp != NULL;
+        n += r != proc.rank && ib->peers[r].qp != NULL;
     return n;
 }
 
@@ -457,7 +459,7 @@ static int lazy(void)
     }
     for (int r = 0; r < proc.size; r++) {
         int want = r == partner;
-        if ((ib->peers[r].qp != NULL) != want) {
+        if (r != proc.rank && (ib->peers[r].qp != NULL) != want) {
             fprintf(stderr, "rank %d: a QP towards rank %d %s\n", proc.rank, r,
                     want ? "is missing" : "exists though we never talked to it");
             bad++;
