@@ -66,8 +66,8 @@ typedef struct {
     uint64_t arkey;
     uint64_t lock_rkey; /* the key of its lock word for atl */
     int world;          /* the target's world rank */
-    uint8_t put, get; /* tl takes put() / get() into the target's window */
-    uint8_t read_peer; /* tl copies out of the target's memory itself (READ_PEER: CMA) */
+    uint8_t put, get;   /* tl takes put() / get() into the target's window */
+    uint8_t read_peer;  /* tl copies out of the target's memory itself (READ_PEER: CMA) */
 } vbt_win_rma_peer_t;
 
 /* Per target, at the origin: the state of this rank's access to it. */
@@ -104,12 +104,12 @@ typedef struct vbt_win {
     struct vbt_tl_mem *rma_mem[VBT_TL_MAX];
     uint64_t *lock_word; /* our lock word, locked by the peers' NIC atomics */
     struct vbt_tl_mem *lock_mem[VBT_TL_MAX];
-    vbt_win_rma_peer_t *rma;            /* [size], NULL: the window has none */
-    int nic_atomics;                    /* the accumulates the NIC can do go by NIC atomics */
-    uint32_t rma_out;                   /* transfers posted and not completed, all targets */
-    vbt_status_t rma_status;            /* the first transfer that failed, until reported */
-    struct vbt_win_rma_op *rma_free;    /* operation objects to reuse */
-    void *rma_slabs;                    /* their memory, freed with the window */
+    vbt_win_rma_peer_t *rma;         /* [size], NULL: the window has none */
+    int nic_atomics;                 /* the accumulates the NIC can do go by NIC atomics */
+    uint32_t rma_out;                /* transfers posted and not completed, all targets */
+    vbt_status_t rma_status;         /* the first transfer that failed, until reported */
+    struct vbt_win_rma_op *rma_free; /* operation objects to reuse */
+    void *rma_slabs;                 /* their memory, freed with the window */
     /* Dynamic windows: the regions attached here. */
     struct vbt_win_region *regions;
     /* Origin side. */

@@ -106,7 +106,7 @@ int vbt_win_nic_op(const vbt_win_t *w, const vbt_win_op_t *op)
 }
 
 static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
-                              vbt_status_t *st_p);
+                      vbt_status_t *st_p);
 
 static vbt_status_t copy_result(vbt_win_rma_op_t *o)
 {
@@ -161,35 +161,12 @@ static vbt_status_t post_atomic_key(vbt_win_t *w, int target, vbt_tl_atomic_op_t
 }
 
 /* On the window memory. */
-static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
-                                uint64_t operand, uint64_t compare, uint64_t raddr,
-                                void *result_to, vbt_request_t *req)
+static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind, uint64_t operand,
+                                uint64_t compare, uint64_t raddr, void *result_to,
+                                vbt_request_t *req)
 {
     return post_atomic_key(w, target, kind, operand, compare, raddr, w->rma[target].arkey,
                            result_to, req);
-}
-
-/* Wait for every transfer to target to complete; the first failure is returned. */
-static vbt_status_t wait_target(vbt_win_t *w, int target)
-{
-    vbt_backoff_t backoff;
-
-    vbt_backoff_init(&backoff);
-    while (w->tgt[target].rma_out > 0) {
-        int n = vbt_p2p_progress();
-        if (n < 0)
-            return (vbt_status_t)n;
-        if (n == 0)
-            vbt_p2p_idle(&backoff);
-        else
-            vbt_backoff_init(&backoff);
-    }
-    if (w->rma_status != VBT_OK) {
-        vbt_status_t st = w->rma_status;
-        w->rma_status = VBT_OK;
-        return st;
-    }
-    return VBT_OK;
 }
 
 /* MPI_REPLACE of one word: read it, then swap until no other origin came in between. */
@@ -200,11 +177,11 @@ static vbt_status_t replace_word(vbt_win_t *w, int target, uint64_t value, uint6
     vbt_status_t st = post_atomic(w, target, VBT_TL_ATOMIC_FADD, 0, 0, raddr, &seen, NULL);
 
     if (st == VBT_OK)
-        st = wait_target(w, target);
+        st = vbt_win_wait_results(w, target);
     while (st == VBT_OK) {
         st = post_atomic(w, target, VBT_TL_ATOMIC_CSWAP, value, seen, raddr, &old, NULL);
         if (st == VBT_OK)
-            st = wait_target(w, target);
+            st = vbt_win_wait_results(w, target);
         if (st != VBT_OK || old == seen)
             break;
         seen = old;
@@ -237,7 +214,7 @@ int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **r
 }
 
 static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
-                              vbt_status_t *st_p)
+                      vbt_status_t *st_p)
 {
     int t = op->target, fetch = op->kind != VBT_WIN_ACC;
     size_t n = op->kind == VBT_WIN_CAS ? 1 : op->tcount * op->ttype->size / 8;
@@ -276,11 +253,9 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
             vbt_dtype_pack(op->otype, op->obuf, op->ocount, 0, in, n * 8);
     }
     if (st == VBT_OK && req_p != NULL) {
-        req = vbt_request_alloc(VBT_REQ_SEND);
+        req = vbt_win_request_new(w, 0);
         if (req == NULL)
             st = VBT_ERR_NO_MEMORY;
-        else
-            req->comm = w->comm;
     }
     for (size_t i = 0; i < n && st == VBT_OK; i++) {
         uint64_t raddr = element_addr(op->ttype, base, i);
@@ -300,7 +275,7 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         }
     }
     if (st == VBT_OK && !direct) {
-        st = wait_target(w, t);
+        st = vbt_win_wait_results(w, t);
         if (st == VBT_OK && fetch)
             vbt_dtype_unpack(op->rtype, op->rbuf, op->rcount, 0, out, n * 8);
         if (req != NULL)
@@ -309,7 +284,7 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     if (st != VBT_OK && req != NULL && direct) {
         /* Posted words complete on their own; the request is not handed out. Wait for them,
          * as the last one that would have completed it was never posted. */
-        (void)wait_target(w, t);
+        (void)vbt_win_wait_results(w, t);
         vbt_request_release(req);
         req = NULL;
     }
@@ -329,9 +304,7 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
 vbt_status_t vbt_win_lock_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kind,
                                  uint64_t operand, uint64_t compare, uint64_t *old_p)
 {
-    vbt_status_t st = post_atomic_key(w, target, kind, operand, compare,
-                                      w->peers[target].lock_addr, w->rma[target].lock_rkey,
-                                      old_p, NULL);
-    return st == VBT_OK ? wait_target(w, target) : st;
+    vbt_status_t st = post_atomic_key(w, target, kind, operand, compare, w->peers[target].lock_addr,
+                                      w->rma[target].lock_rkey, old_p, NULL);
+    return st == VBT_OK ? vbt_win_wait_results(w, target) : st;
 }
-

@@ -141,6 +141,8 @@ void vbt_win_rma_destroy(vbt_win_t *w);
  * as a message). */
 int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
                       vbt_status_t *st_p);
+/* The request MPI_Rput & co return: complete already, or completed by the operation. */
+vbt_request_t *vbt_win_request_new(vbt_win_t *w, int complete);
 /* Operation objects: taken (counted in rma_out) and given back unposted. */
 vbt_win_rma_op_t *vbt_win_rma_op_new(vbt_win_t *w, int target, vbt_tl_t *tl);
 void vbt_win_rma_op_fail(vbt_win_rma_op_t *o);
@@ -228,8 +230,8 @@ vbt_status_t vbt_win_answer(vbt_win_t *win, int origin, uint32_t tag);
 /* Shared segments, collective over the window: MPI_Win_allocate_shared's (VBT_ERR_UNREACHABLE
  * when its ranks are not on one node) or MPI_Win_allocate's for the ranks of this node (VBT_OK
  * without a segment when this rank has none: alone on its node, VBT_WIN_ALLOCATE_SHM=0 or
- * VBT_TRANSPORTS without shm, or no room for one; its memory is then its own business). Sets seg, seg_off, and base when this
- * rank's part is in the segment. */
+ * VBT_TRANSPORTS without shm, or no room for one; its memory is then its own business). Sets seg,
+ * seg_off, and base when this rank's part is in the segment. */
 vbt_status_t vbt_win_shm_create(vbt_win_t *win, size_t size);
 void vbt_win_shm_destroy(vbt_win_t *win);
 

@@ -127,12 +127,21 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
     if (req_p == NULL)
         return VBT_OK;
     if (rreq == NULL) { /* nothing comes back: locally complete already */
-        rreq = vbt_request_alloc(VBT_REQ_SEND);
+        rreq = vbt_win_request_new(w, 1);
         if (rreq == NULL)
             return VBT_ERR_NO_MEMORY;
-        rreq->comm = w->comm;
-        rreq->complete = 1;
     }
     *req_p = rreq;
     return VBT_OK;
+}
+
+vbt_request_t *vbt_win_request_new(vbt_win_t *w, int complete)
+{
+    vbt_request_t *r = vbt_request_alloc(VBT_REQ_SEND);
+
+    if (r != NULL) {
+        r->comm = w->comm;
+        r->complete = (uint8_t)complete;
+    }
+    return r;
 }

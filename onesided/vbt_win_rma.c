@@ -72,8 +72,7 @@ vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
             me->rkey_mask |= 1u << slot;
         }
         if (vbt_win_tl_atomics(tl) &&
-            tl->ops->mem_get(tl, w->lock_word, 8,
-                             VBT_TL_MEM_REMOTE_ATOMIC | VBT_TL_MEM_LOCAL_WRITE,
+            tl->ops->mem_get(tl, w->lock_word, 8, VBT_TL_MEM_REMOTE_ATOMIC | VBT_TL_MEM_LOCAL_WRITE,
                              &w->lock_mem[i]) == VBT_OK) {
             me->lock_rkey[slot] = tl->ops->mem_rkey(tl, w->lock_mem[i]);
             me->lock_mask |= 1u << slot;
@@ -195,10 +194,8 @@ vbt_win_rma_op_t *vbt_win_rma_op_new(vbt_win_t *w, int target, vbt_tl_t *tl)
         o = w->rma_free;
     }
     w->rma_free = o->next;
-    *o = (vbt_win_rma_op_t){.c = {.magic = VBT_RMA_COOKIE_MAGIC, .done = rma_done},
-                            .w = w,
-                            .target = target,
-                            .tl = tl};
+    *o = (vbt_win_rma_op_t){
+        .c = {.magic = VBT_RMA_COOKIE_MAGIC, .done = rma_done}, .w = w, .target = target, .tl = tl};
     w->tgt[target].rma_out++;
     w->rma_out++;
     return o;
@@ -245,32 +242,20 @@ static vbt_status_t post_transfer(vbt_win_rma_op_t *o, int get, char *laddr, siz
     }
 }
 
-/* A request for MPI_Rput/MPI_Rget that is complete already. */
-static vbt_status_t done_request(vbt_win_t *w, vbt_request_t **req_p)
+/* The request of MPI_Rput/MPI_Rget, if one is asked for: complete already, or completed by
+ * the transfer o. */
+static vbt_status_t rma_request(vbt_win_t *w, vbt_win_rma_op_t *o, vbt_request_t **req_p)
 {
     vbt_request_t *r;
 
     if (req_p == NULL)
         return VBT_OK;
-    r = vbt_request_alloc(VBT_REQ_SEND);
+    r = vbt_win_request_new(w, o == NULL);
     if (r == NULL)
         return VBT_ERR_NO_MEMORY;
-    r->comm = w->comm;
-    r->complete = 1;
+    if (o != NULL)
+        o->req = r;
     *req_p = r;
-    return VBT_OK;
-}
-
-/* A request for MPI_Rput/MPI_Rget that the transfer's completion completes. */
-vbt_status_t vbt_win_rma_request(vbt_win_t *w, vbt_win_rma_op_t *o, vbt_request_t **req_p)
-{
-    if (req_p == NULL)
-        return VBT_OK;
-    o->req = vbt_request_alloc(VBT_REQ_SEND);
-    if (o->req == NULL)
-        return VBT_ERR_NO_MEMORY;
-    o->req->comm = w->comm;
-    *req_p = o->req;
     return VBT_OK;
 }
 
@@ -298,7 +283,7 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         char *mine = (char *)(uintptr_t)raddr;
         memmove(get ? laddr : mine, get ? mine : laddr, bytes);
         w->fence_ops++;
-        *st_p = done_request(w, req_p);
+        *st_p = rma_request(w, NULL, req_p);
         return 1;
     }
     if (get && rp->read_peer && !rp->get) {
@@ -308,7 +293,7 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
             return 0;
         }
         w->fence_ops++;
-        *st_p = st == VBT_OK ? done_request(w, req_p) : st;
+        *st_p = st == VBT_OK ? rma_request(w, NULL, req_p) : st;
         return 1;
     }
     if (!(get ? rp->get : rp->put))
@@ -323,7 +308,7 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         vbt_win_rma_op_fail(o);
         return 0;
     }
-    st = vbt_win_rma_request(w, o, req_p);
+    st = rma_request(w, o, req_p);
     if (st == VBT_OK)
         st = post_transfer(o, get, laddr, bytes, raddr, rp->rkey, rp->world);
     if (st != VBT_OK) {

@@ -153,8 +153,7 @@ static VBT_NOINLINE_COLD vbt_status_t rma_refused(vbt_ib_iface_t *c, int peer, u
         return VBT_ERR_INVALID_PARAM;
     }
     if (peer == c->rank && !(c->super.caps & VBT_TL_CAP_RMA_SELF)) {
-        vbt_error("%s to ourselves (rank %d): %s has no loopback QP", call, peer,
-                  c->choice.name);
+        vbt_error("%s to ourselves (rank %d): %s has no loopback QP", call, peer, c->choice.name);
         return VBT_ERR_UNSUPPORTED;
     }
     if (!(c->super.caps & cap)) {
