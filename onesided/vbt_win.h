@@ -32,6 +32,7 @@ struct vbt_attr;
 struct vbt_win_pending;
 struct vbt_win_inbox;
 struct vbt_win_region;
+struct vbt_win_dyn;
 struct vbt_win_lockq;
 struct vbt_win_scratch;
 struct vbt_info;
@@ -51,6 +52,14 @@ typedef struct {
     uint64_t lock_addr;
     uint64_t lock_rkey[VBT_TL_MAX];
     uint32_t lock_mask;
+    /* Dynamic windows (vbt_win_dynkeys.c): its table of attached regions and its mailboxes
+     * (one word per rank), and their keys as rkey[] (bits in dyn_mask, mbox_mask). */
+    uint32_t dyn_mask;
+    uint64_t dyn_table;
+    uint64_t dyn_rkey[VBT_TL_MAX];
+    uint64_t mbox;
+    uint64_t mbox_rkey[VBT_TL_MAX];
+    uint32_t mbox_mask;
     uint32_t pad2;
 } vbt_win_peer_t;
 
@@ -68,6 +77,7 @@ typedef struct {
     int world;          /* the target's world rank */
     uint8_t put, get;   /* tl takes put() / get() into the target's window */
     uint8_t read_peer;  /* tl copies out of the target's memory itself (READ_PEER: CMA) */
+    uint8_t dyn;        /* dynamic window: we read its table of keys and it writes our mailbox */
 } vbt_win_rma_peer_t;
 
 /* Per target, at the origin: the state of this rank's access to it. */
@@ -110,8 +120,9 @@ typedef struct vbt_win {
     vbt_status_t rma_status;         /* the first transfer that failed, until reported */
     struct vbt_win_rma_op *rma_free; /* operation objects to reuse */
     void *rma_slabs;                 /* their memory, freed with the window */
-    /* Dynamic windows: the regions attached here. */
+    /* Dynamic windows: the regions attached here, and their keys (vbt_win_dynkeys.c). */
     struct vbt_win_region *regions;
+    struct vbt_win_dyn *dyn;
     /* Origin side. */
     uint32_t next_tag;                              /* reply tags handed out (vbt_win_reply_tag) */
     struct vbt_win_pending *pending, *pending_tail; /* results awaited, oldest first */

@@ -1,7 +1,8 @@
 /* Dynamic windows (MPI_Win_create_dynamic): memory attached and detached locally, at any time.
  * Origins address it by absolute address (MPI_Get_address); only the target knows what is
  * attached, so it checks every access against its regions and reports one outside them back to
- * the origin in its next flush answer (vbt_win_take_error). */
+ * the origin in its next flush answer (vbt_win_take_error). Their keys, for operations without
+ * the target's CPU, are published in vbt_win_dynkeys.c. */
 #include "vbt_win_int.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@ vbt_status_t vbt_win_attach(vbt_win_t *w, void *base, size_t size)
         return VBT_ERR_NO_MEMORY;
     *r = (vbt_win_region_t){.next = w->regions, .base = b, .size = size};
     w->regions = r;
+    vbt_win_dyn_publish(w, r);
     return VBT_OK;
 }
 
@@ -28,8 +30,9 @@ vbt_status_t vbt_win_detach(vbt_win_t *w, const void *base)
         if ((*pp)->base == (uintptr_t)base) {
             vbt_win_region_t *r = *pp;
             *pp = r->next;
+            vbt_status_t st = vbt_win_dyn_withdraw(w, r);
             free(r);
-            return VBT_OK;
+            return st;
         }
     }
     return VBT_ERR_NOT_FOUND;

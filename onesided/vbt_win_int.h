@@ -93,6 +93,7 @@ typedef struct vbt_win_region {
     struct vbt_win_region *next;
     uintptr_t base;
     size_t size;
+    int slot; /* its entry in our table of keys (vbt_win_dynkeys.c), -1: none */
 } vbt_win_region_t;
 
 /* The window's scratch for the synchronisation calls: w->size entries each. */
@@ -141,11 +142,31 @@ void vbt_win_rma_destroy(vbt_win_t *w);
  * as a message). */
 int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
                       vbt_status_t *st_p);
+/* Post a put (get 0) or a get of len bytes between laddr (in o->lmem) and the target's raddr
+ * (rkey) until all of it is with the transport, waiting out back-pressure; o completes it. */
+vbt_status_t vbt_win_rma_post(vbt_win_rma_op_t *o, int get, char *laddr, size_t len, uint64_t raddr,
+                              uint64_t rkey);
 /* The request MPI_Rput & co return: complete already, or completed by the operation. */
 vbt_request_t *vbt_win_request_new(vbt_win_t *w, int complete);
 /* Operation objects: taken (counted in rma_out) and given back unposted. */
 vbt_win_rma_op_t *vbt_win_rma_op_new(vbt_win_t *w, int target, vbt_tl_t *tl);
 void vbt_win_rma_op_fail(vbt_win_rma_op_t *o);
+
+/* The keys of dynamic windows' attached memory (vbt_win_dynkeys.c). Creation: our table of
+ * regions and our mailboxes registered, their keys in me (before the allgather); after it,
+ * which targets are reached so (rma[].dyn). */
+vbt_status_t vbt_win_dyn_register(vbt_win_t *w, vbt_win_peer_t *me);
+void vbt_win_dyn_connect(vbt_win_t *w);
+void vbt_win_dyn_destroy(vbt_win_t *w);
+/* MPI_Win_attach / detach of r on our side: r's keys published in (withdrawn from) our table;
+ * a detach returns once every origin that reads the table was told. */
+void vbt_win_dyn_publish(vbt_win_t *w, vbt_win_region_t *r);
+vbt_status_t vbt_win_dyn_withdraw(vbt_win_t *w, vbt_win_region_t *r);
+/* The key of target's [addr, addr + len) for rma[target].tl: 1 with *rkey_p; 0 when no region
+ * the target published holds it all (the operation goes as a message, and the target checks
+ * it); -1 with *st_p when reading the target's table failed. */
+int vbt_win_dyn_rkey(vbt_win_t *w, int target, uint64_t addr, size_t len, uint64_t *rkey_p,
+                     vbt_status_t *st_p);
 
 /* NIC atomics (vbt_win_atomic.c). */
 int vbt_win_tl_atomics(const vbt_tl_t *tl);

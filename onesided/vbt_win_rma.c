@@ -40,7 +40,9 @@ vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
     w->rma = calloc((size_t)w->size, sizeof(*w->rma));
     if (w->rma == NULL)
         return VBT_ERR_NO_MEMORY;
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || w->flavor == MPI_WIN_FLAVOR_SHARED)
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return vbt_win_dyn_register(w, me);
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
         return VBT_OK;
     /* The word of the locks taken by NIC atomics (vbt_win_rlock.c), on a cache line of its own. */
     if (posix_memalign((void **)&w->lock_word, 64, 64) != 0)
@@ -91,12 +93,16 @@ void vbt_win_rma_connect(vbt_win_t *w)
     if (w->rma == NULL)
         return;
     for (int t = 0; t < w->size; t++) {
+        atomics &= w->peers[t].atomics != 0;
+        w->rma[t].world = vbt_comm_world_rank(w->comm, t);
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        vbt_win_dyn_connect(w);
+    for (int t = 0; t < w->size; t++) {
         vbt_win_rma_peer_t *rp = &w->rma[t];
         const vbt_win_peer_t *p = &w->peers[t];
         int slot;
 
-        atomics &= p->atomics != 0;
-        rp->world = vbt_comm_world_rank(w->comm, t);
         if (t == w->rank || w->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
             w->flavor == MPI_WIN_FLAVOR_SHARED)
             continue;
@@ -141,6 +147,7 @@ void vbt_win_rma_destroy(vbt_win_t *w)
             vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], w->lock_mem[i]);
         w->rma_mem[i] = w->lock_mem[i] = NULL;
     }
+    vbt_win_dyn_destroy(w);
     free(w->lock_word);
     w->lock_word = NULL;
     while (w->rma_slabs != NULL) {
@@ -215,12 +222,12 @@ void vbt_win_rma_op_fail(vbt_win_rma_op_t *o)
     w->rma_free = o;
 }
 
-/* Post a put or get of len bytes until all of it is with the transport: back-pressure
- * (a full send queue, a connection being made) is waited out driving progress. */
-static vbt_status_t post_transfer(vbt_win_rma_op_t *o, int get, char *laddr, size_t len,
-                                  uint64_t raddr, uint64_t rkey, int world)
+/* Back-pressure (a full send queue, a connection being made) is waited out driving progress. */
+vbt_status_t vbt_win_rma_post(vbt_win_rma_op_t *o, int get, char *laddr, size_t len, uint64_t raddr,
+                              uint64_t rkey)
 {
     vbt_tl_t *tl = o->tl;
+    int world = o->w->rma[o->target].world;
     vbt_backoff_t backoff;
     size_t done = 0;
 
@@ -267,18 +274,28 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     size_t bytes = op->tcount * op->ttype->size;
     vbt_win_rma_peer_t *rp = &w->rma[op->target];
     char *laddr;
-    uint64_t raddr;
+    uint64_t raddr, rkey;
     vbt_win_rma_op_t *o;
     vbt_status_t st;
 
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) /* keys for attached memory: not yet */
-        return 0;
     if (op->kind != VBT_WIN_PUT && !get)
         return vbt_win_atomic_start(w, op, req_p, st_p);
     if (!op->ttype->contig || !lt->contig || bytes == 0)
         return 0;
     laddr = (char *)(get ? op->rbuf : (void *)(uintptr_t)op->obuf) + lt->true_lb;
     raddr = w->peers[op->target].base + op->tdisp + (uint64_t)op->ttype->true_lb;
+    rkey = rp->rkey;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* The address must be in attached memory: we know ours; a target's, from its table.
+         * Anything else goes as a message, and the target reports the error. */
+        if (op->target == w->rank ? !vbt_win_region_covers(w, (uintptr_t)raddr, bytes) : !rp->dyn)
+            return 0;
+        if (op->target != w->rank) {
+            int found = vbt_win_dyn_rkey(w, op->target, raddr, bytes, &rkey, st_p);
+            if (found <= 0)
+                return found < 0;
+        }
+    }
     if (op->target == w->rank) { /* our own window: one copy, complete on return */
         char *mine = (char *)(uintptr_t)raddr;
         memmove(get ? laddr : mine, get ? mine : laddr, bytes);
@@ -310,7 +327,7 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     }
     st = rma_request(w, o, req_p);
     if (st == VBT_OK)
-        st = post_transfer(o, get, laddr, bytes, raddr, rp->rkey, rp->world);
+        st = vbt_win_rma_post(o, get, laddr, bytes, raddr, rkey);
     if (st != VBT_OK) {
         if (o->req != NULL) {
             vbt_request_release(o->req);

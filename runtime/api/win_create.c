@@ -272,17 +272,22 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    vbt_status_t st;
+
     VBT_API_ENTER("MPI_Win_detach");
     VBT_API_WIN(w, win, "MPI_Win_detach");
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return vbt_api_win_raise(w, "MPI_Win_detach", MPI_ERR_RMA_FLAVOR,
                                  "the window was not made by MPI_Win_create_dynamic; only "
                                  "dynamic windows have attached memory");
-    if (vbt_win_detach(w, base) != VBT_OK)
+    st = vbt_win_detach(w, base);
+    if (st == VBT_ERR_NOT_FOUND)
         return vbt_api_win_raise(w, "MPI_Win_detach", MPI_ERR_RMA_ATTACH,
                                  "argument base %p is not the start of memory attached to this "
                                  "window (MPI_Win_attach)",
                                  base);
+    if (st != VBT_OK) /* detached, but an origin's transport could not be told */
+        return vbt_api_win_failed(w, "MPI_Win_detach", st);
     return MPI_SUCCESS;
 }
 

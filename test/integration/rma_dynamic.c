@@ -2,10 +2,14 @@
  * MPI_Alloc_mem), addresses exchanged with MPI_Get_address, puts and gets at each; regions
  * attached and detached while other processes access other, still attached, regions; memory
  * attached again after a detach; access to unattached memory is MPI_ERR_RMA_RANGE (neither
- * rival detects it). Usage: rma_dynamic TEST... (or "all"), any number of ranks. */
+ * rival detects it); memory unmapped and mapped again at the same address between a detach
+ * and an attach; puts and gets to a target that does not call MPI. Usage: rma_dynamic TEST...
+ * (or "all"), any number of ranks. */
 #define MPITEST_NAME "rma_dynamic"
 #include "mpitest.h"
 #include "rma_common.h"
+
+#include <sys/mman.h>
 
 #define NREG 4
 
@@ -155,9 +159,134 @@ static void test_unattached(void)
     free(addr);
 }
 
+/* Memory detached, unmapped, mapped again at the same address and attached again, all inside
+ * one lock_all epoch of the origins, while they keep accessing another region of the same
+ * target: an origin that learnt the old memory's key must not use it for the new memory (over
+ * RDMA the old key reaches nothing, or the old pages), and the new pages get the data. */
+static void test_remap(void)
+{
+    const size_t len = 3 * 4096 + 17, stable_len = 4096;
+    MPI_Win win;
+    MPI_Aint *addr = xmalloc(sizeof(MPI_Aint) * (size_t)size * 2);
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    unsigned char *stable = xmalloc(stable_len), *src = xmalloc(len), *dst = xmalloc(len);
+    unsigned char *reg =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    CHECK(reg != MAP_FAILED);
+    memset(stable, 0, stable_len);
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS);
+    CHECK(MPI_Win_attach(win, reg, (MPI_Aint)len) == MPI_SUCCESS);
+    CHECK(MPI_Win_attach(win, stable, (MPI_Aint)stable_len) == MPI_SUCCESS);
+    exchange(reg, addr);
+    exchange(stable, addr + size);
+    CHECK(MPI_Win_lock_all(0, win) == MPI_SUCCESS);
+    for (int round = 0; round < 6; round++) {
+        fill(src, len, (unsigned)(rank * 31 + round));
+        CHECK(MPI_Put(src, (int)len, MPI_BYTE, right, addr[right], (int)len, MPI_BYTE, win) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Win_flush(right, win) == MPI_SUCCESS);
+        memset(dst, 0, len);
+        CHECK(MPI_Get(dst, (int)len, MPI_BYTE, right, addr[right], (int)len, MPI_BYTE, win) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Win_flush(right, win) == MPI_SUCCESS);
+        verify(dst, len, (unsigned)(rank * 31 + round), "get of what this rank put");
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_sync(win);
+        verify(reg, len, (unsigned)(left * 31 + round), "put into the region mapped again");
+        MPI_Barrier(MPI_COMM_WORLD); /* nobody touches reg until the next round's barrier */
+        CHECK(MPI_Win_detach(win, reg) == MPI_SUCCESS);
+        /* The origins go on with the other region meanwhile, with the copy of our keys. */
+        fill(src, 64, (unsigned)(rank + round));
+        CHECK(MPI_Put(src, 64, MPI_BYTE, right, addr[size + right] + 64 * round, 64, MPI_BYTE,
+                      win) == MPI_SUCCESS);
+        CHECK(MPI_Win_flush(right, win) == MPI_SUCCESS);
+        CHECK(munmap(reg, len) == 0);
+        CHECK(mmap(reg, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                   0) == reg);
+        CHECK(MPI_Win_attach(win, reg, (MPI_Aint)len) == MPI_SUCCESS);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    CHECK(MPI_Win_unlock_all(win) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int round = 0; round < 6; round++)
+        verify(stable + 64 * round, 64, (unsigned)(left + round), "puts beside the detach");
+    CHECK(MPI_Win_detach(win, stable) == MPI_SUCCESS);
+    CHECK(MPI_Win_detach(win, reg) == MPI_SUCCESS);
+    MPI_Win_free(&win);
+    munmap(reg, len);
+    free(stable);
+    free(src);
+    free(dst);
+    free(addr);
+}
+
+/* Contiguous puts and gets to attached memory need nothing of the target where they are RDMA:
+ * with RMA_DYN_RDMA=1 (verbs_rma.sh sets it: over ib), rank 0 waits for every origin's flag in
+ * its attached memory without calling MPI, which would never end if a put or the reading of
+ * its table of keys were a message it has to serve (so the test would time out). Elsewhere
+ * rank 0 waits calling MPI_Iprobe, which progresses. Either way the data is checked. */
+static void test_nocpu(void)
+{
+    enum { SLOT = 256 };
+    size_t len = (size_t)size * SLOT;
+    unsigned char *mem = xmalloc(len), *back = xmalloc(SLOT), *mine = xmalloc(SLOT);
+    volatile unsigned char *flags = xmalloc((size_t)size);
+    const char *env = getenv("RMA_DYN_RDMA");
+    int nocpu = env != NULL && strcmp(env, "1") == 0;
+    MPI_Aint *addr = xmalloc(sizeof(MPI_Aint) * (size_t)size * 2);
+    MPI_Win win;
+
+    fill(mem, len, 77);
+    memset((void *)flags, 0, (size_t)size);
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS);
+    CHECK(MPI_Win_attach(win, mem, (MPI_Aint)len) == MPI_SUCCESS);
+    CHECK(MPI_Win_attach(win, (void *)flags, size) == MPI_SUCCESS);
+    exchange(mem, addr);
+    exchange((void *)flags, addr + size);
+    if (rank == 0) {
+        for (int r = 1; r < size; r++) {
+            double t0 = MPI_Wtime();
+            while (flags[r] == 0) {
+                int any;
+                if (!nocpu)
+                    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &any,
+                               MPI_STATUS_IGNORE);
+                else if (MPI_Wtime() - t0 > 120) /* a clock read, not progress */
+                    FAIL("origin %d's flag never came without rank 0 calling MPI", r);
+            }
+            MPI_Win_sync(win); /* the flag seen: the data put before it too */
+            verify(mem + (size_t)r * SLOT, SLOT, (unsigned)(500 + r), "an origin's put");
+        }
+    } else {
+        unsigned char one = 1;
+        fill(mine, SLOT, (unsigned)(500 + rank));
+        CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win) == MPI_SUCCESS);
+        CHECK(MPI_Get(back, SLOT, MPI_BYTE, 0, addr[0], SLOT, MPI_BYTE, win) == MPI_SUCCESS);
+        CHECK(MPI_Win_flush(0, win) == MPI_SUCCESS);
+        verify(back, SLOT, 77, "a get from rank 0");
+        CHECK(MPI_Put(mine, SLOT, MPI_BYTE, 0, addr[0] + rank * SLOT, SLOT, MPI_BYTE, win) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Win_flush(0, win) == MPI_SUCCESS);
+        CHECK(MPI_Put(&one, 1, MPI_BYTE, 0, addr[size] + rank, 1, MPI_BYTE, win) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock_all(win) == MPI_SUCCESS);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_Win_detach(win, mem) == MPI_SUCCESS);
+    CHECK(MPI_Win_detach(win, (void *)flags) == MPI_SUCCESS);
+    MPI_Win_free(&win);
+    free(mem);
+    free(back);
+    free(mine);
+    free((void *)flags);
+    free(addr);
+}
+
 static const mpitest_t tests[] = {
     {"regions", test_regions},
     {"unattached", test_unattached},
+    {"remap", test_remap},
+    {"nocpu", test_nocpu},
 };
 
 int main(int argc, char **argv)

@@ -12,8 +12,9 @@
 [ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 VBT_TRANSPORTS=self,ib
 RMA_NPS=2
-RMA_PROGS="rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:2 rma_passive:1"
+RMA_PROGS="rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:4 rma_passive:1"
 RMA_CMA=1 # shm is not used: CMA plays no part
 RMA_MIX=0 # nor shared memory for MPI_Win_allocate: the mixed runs would be the same again
-export VBT_TRANSPORTS RMA_NPS RMA_CMA RMA_PROGS RMA_MIX
+RMA_DYN_RDMA=1 # rma_dynamic nocpu: its puts and gets must need no target CPU here
+export VBT_TRANSPORTS RMA_NPS RMA_CMA RMA_PROGS RMA_MIX RMA_DYN_RDMA
 exec sh "$abs_top_srcdir/test/integration/rma.sh"
