@@ -36,6 +36,24 @@ static vbt_status_t post_result(vbt_win_t *w, const vbt_win_op_t *op, uint32_t t
                             (int)tag, rreq_p);
 }
 
+/* A contiguous put or get to a target in our segment: one copy between the origin's buffer and
+ * the target's memory (no request, no packing), complete on return. 0: not such an operation. */
+static int direct_copy(vbt_win_t *w, const vbt_win_op_t *op)
+{
+    int get = op->kind == VBT_WIN_GET;
+    const vbt_dtype_t *lt = get ? op->rtype : op->otype;
+    size_t bytes = op->tcount * op->ttype->size;
+    char *mine, *theirs;
+
+    if ((op->kind != VBT_WIN_PUT && !get) || !op->ttype->contig || !lt->contig)
+        return 0;
+    mine = (char *)(get ? op->rbuf : (void *)(uintptr_t)op->obuf) + lt->true_lb;
+    theirs = (char *)w->seg + w->seg_off[op->target] + op->tdisp + op->ttype->true_lb;
+    if (bytes > 0)
+        memmove(get ? mine : theirs, get ? theirs : mine, bytes);
+    return 1;
+}
+
 vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p)
 {
     vbt_dtype_t *tt = op->ttype;
@@ -56,6 +74,12 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
         return st;
     if (w->rma != NULL && !vbt_win_direct(w, op->target) && vbt_win_rma_start(w, op, req_p, &st))
         return st;
+    if (vbt_win_direct(w, op->target) && direct_copy(w, op)) {
+        w->fence_ops++;
+        if (req_p != NULL && (*req_p = vbt_win_request_new(w, 1)) == NULL)
+            return VBT_ERR_NO_MEMORY;
+        return VBT_OK;
+    }
     if (w->nic_atomics && op->kind >= VBT_WIN_ACC) {
         /* An accumulate message after atomics to the same target: they are done first, so
          * the two paths keep one origin's accumulates in program order. */
