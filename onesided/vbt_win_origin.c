@@ -36,9 +36,11 @@ static vbt_status_t post_result(vbt_win_t *w, const vbt_win_op_t *op, uint32_t t
                             (int)tag, rreq_p);
 }
 
-/* A contiguous put or get to a target in our segment: one copy between the origin's buffer and
- * the target's memory (no request, no packing), complete on return. 0: not such an operation. */
-static int direct_copy(vbt_win_t *w, const vbt_win_op_t *op)
+/* A contiguous put or get to memory this process maps (our own window, a target in our
+ * segment): one copy between the origin's buffer and it (no request, no packing), complete on
+ * return. 0: not such an operation, or memory only the target can check (our dynamic window
+ * outside what is attached: a message to ourselves reports the error). */
+static int local_copy(vbt_win_t *w, const vbt_win_op_t *op)
 {
     int get = op->kind == VBT_WIN_GET;
     const vbt_dtype_t *lt = get ? op->rtype : op->otype;
@@ -47,8 +49,16 @@ static int direct_copy(vbt_win_t *w, const vbt_win_op_t *op)
 
     if ((op->kind != VBT_WIN_PUT && !get) || !op->ttype->contig || !lt->contig)
         return 0;
+    if (vbt_win_direct(w, op->target))
+        theirs = (char *)w->seg + w->seg_off[op->target];
+    else if (op->target == w->rank)
+        theirs = (char *)(uintptr_t)w->peers[op->target].base;
+    else
+        return 0;
+    theirs += op->tdisp + op->ttype->true_lb;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && !vbt_win_region_covers(w, (uintptr_t)theirs, bytes))
+        return 0;
     mine = (char *)(get ? op->rbuf : (void *)(uintptr_t)op->obuf) + lt->true_lb;
-    theirs = (char *)w->seg + w->seg_off[op->target] + op->tdisp + op->ttype->true_lb;
     if (bytes > 0)
         memmove(get ? mine : theirs, get ? theirs : mine, bytes);
     return 1;
@@ -72,14 +82,14 @@ vbt_status_t vbt_win_op_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_
      * NIC whatever path its other operations take, the direct one included (atomicity). */
     if (w->nic_atomics && vbt_win_atomic_start(w, op, req_p, &st))
         return st;
-    if (w->rma != NULL && !vbt_win_direct(w, op->target) && vbt_win_rma_start(w, op, req_p, &st))
-        return st;
-    if (vbt_win_direct(w, op->target) && direct_copy(w, op)) {
+    if (local_copy(w, op)) {
         w->fence_ops++;
         if (req_p != NULL && (*req_p = vbt_win_request_new(w, 1)) == NULL)
             return VBT_ERR_NO_MEMORY;
         return VBT_OK;
     }
+    if (w->rma != NULL && !vbt_win_direct(w, op->target) && vbt_win_rma_start(w, op, req_p, &st))
+        return st;
     if (w->nic_atomics && op->kind >= VBT_WIN_ACC) {
         /* An accumulate message after atomics to the same target: they are done first, so
          * the two paths keep one origin's accumulates in program order. */

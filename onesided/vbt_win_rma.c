@@ -1,7 +1,7 @@
 /* Operations that move data without the target's CPU: contiguous puts and gets as the
  * transport's put()/get() (RDMA WRITE/READ over ib) straight into and out of the target's
- * window memory, gets copied out of an on-node target's memory (READ_PEER: CMA), puts and gets
- * on our own window as one copy, and the 64-bit accumulates the NIC does atomically
+ * window memory, gets copied out of an on-node target's memory (READ_PEER: CMA), and the 64-bit
+ * accumulates the NIC does atomically
  * (vbt_win_atomic.c). Chosen per target by the transport's capabilities and by whether the
  * target registered its memory, never by a transport's name; anything else goes as a message.
  *
@@ -286,22 +286,13 @@ int vbt_win_rma_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     raddr = w->peers[op->target].base + op->tdisp + (uint64_t)op->ttype->true_lb;
     rkey = rp->rkey;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        /* The address must be in attached memory: we know ours; a target's, from its table.
-         * Anything else goes as a message, and the target reports the error. */
-        if (op->target == w->rank ? !vbt_win_region_covers(w, (uintptr_t)raddr, bytes) : !rp->dyn)
+        /* The address must be in attached memory, which the target's table says. Anything
+         * else goes as a message, and the target reports the error. */
+        if (!rp->dyn)
             return 0;
-        if (op->target != w->rank) {
-            int found = vbt_win_dyn_rkey(w, op->target, raddr, bytes, &rkey, st_p);
-            if (found <= 0)
-                return found < 0;
-        }
-    }
-    if (op->target == w->rank) { /* our own window: one copy, complete on return */
-        char *mine = (char *)(uintptr_t)raddr;
-        memmove(get ? laddr : mine, get ? mine : laddr, bytes);
-        w->fence_ops++;
-        *st_p = rma_request(w, NULL, req_p);
-        return 1;
+        int found = vbt_win_dyn_rkey(w, op->target, raddr, bytes, &rkey, st_p);
+        if (found <= 0)
+            return found < 0;
     }
     if (get && rp->read_peer && !rp->get) {
         st = rp->tl->ops->read_peer(rp->tl, rp->world, laddr, raddr, bytes);
