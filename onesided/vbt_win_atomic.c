@@ -25,6 +25,8 @@
 
 /* Elements packed on the stack; more go through the heap (a cold path for long accumulates). */
 #define VBT_WIN_ATOMIC_STACK 32
+/* Atomics in flight per batch of a long accumulate. */
+#define VBT_WIN_ATOMIC_BATCH 256
 
 int vbt_win_tl_atomics(const vbt_tl_t *tl)
 {
@@ -169,27 +171,6 @@ static vbt_status_t post_atomic(vbt_win_t *w, int target, vbt_tl_atomic_op_t kin
                            result_to, req);
 }
 
-/* MPI_REPLACE of one word: read it, then swap until no other origin came in between. */
-static vbt_status_t replace_word(vbt_win_t *w, int target, uint64_t value, uint64_t raddr,
-                                 uint64_t *old_p)
-{
-    uint64_t seen, old;
-    vbt_status_t st = post_atomic(w, target, VBT_TL_ATOMIC_FADD, 0, 0, raddr, &seen, NULL);
-
-    if (st == VBT_OK)
-        st = vbt_win_wait_results(w, target);
-    while (st == VBT_OK) {
-        st = post_atomic(w, target, VBT_TL_ATOMIC_CSWAP, value, seen, raddr, &old, NULL);
-        if (st == VBT_OK)
-            st = vbt_win_wait_results(w, target);
-        if (st != VBT_OK || old == seen)
-            break;
-        seen = old;
-    }
-    *old_p = seen;
-    return st;
-}
-
 /* The target address of element i (in packed order) of tcount elements of ttype at base. */
 static uint64_t element_addr(const vbt_dtype_t *t, uint64_t base, size_t i)
 {
@@ -203,6 +184,61 @@ static uint64_t element_addr(const vbt_dtype_t *t, uint64_t base, size_t i)
         k -= t->blocks[b].len;
     }
     return base; /* not reached: the blocks hold size bytes */
+}
+
+/* MPI_REPLACE of words [from, to): read them all, then swap each in until no other origin came
+ * in between. Each step is posted for all the words still to do and waited once, so the words
+ * cost a few round trips together, not two each. seen[i] ends with the value replaced (the
+ * fetch result); old and todo are scratch. */
+static vbt_status_t replace_batch(vbt_win_t *w, const vbt_win_op_t *op, uint64_t base,
+                                  const uint64_t *in, size_t from, size_t to, uint64_t *seen,
+                                  uint64_t *old, size_t *todo)
+{
+    int t = op->target;
+    size_t left = to - from;
+    vbt_status_t st = VBT_OK;
+
+    for (size_t i = from; i < to && st == VBT_OK; i++) {
+        todo[i - from] = i;
+        st = post_atomic(w, t, VBT_TL_ATOMIC_FADD, 0, 0, element_addr(op->ttype, base, i), &seen[i],
+                         NULL);
+    }
+    if (st == VBT_OK)
+        st = vbt_win_wait_results(w, t);
+    while (st == VBT_OK && left > 0) {
+        size_t still = 0;
+        for (size_t k = 0; k < left && st == VBT_OK; k++) {
+            size_t i = todo[k];
+            st = post_atomic(w, t, VBT_TL_ATOMIC_CSWAP, in[i], seen[i],
+                             element_addr(op->ttype, base, i), &old[i], NULL);
+        }
+        if (st == VBT_OK)
+            st = vbt_win_wait_results(w, t);
+        for (size_t k = 0; k < left && st == VBT_OK; k++) {
+            size_t i = todo[k];
+            if (old[i] != seen[i]) { /* another origin's word came in between: again */
+                seen[i] = old[i];
+                todo[still++] = i;
+            }
+        }
+        left = still;
+    }
+    return st;
+}
+
+/* In batches of VBT_WIN_ATOMIC_BATCH words, so that a long accumulate keeps a bounded number
+ * of atomics in flight (and of operation objects in the window's pool). */
+static vbt_status_t replace_words(vbt_win_t *w, const vbt_win_op_t *op, uint64_t base,
+                                  const uint64_t *in, size_t n, uint64_t *seen, uint64_t *old,
+                                  size_t *todo)
+{
+    vbt_status_t st = VBT_OK;
+
+    for (size_t from = 0; from < n && st == VBT_OK; from += VBT_WIN_ATOMIC_BATCH) {
+        size_t to = n - from > VBT_WIN_ATOMIC_BATCH ? from + VBT_WIN_ATOMIC_BATCH : n;
+        st = replace_batch(w, op, base, in, from, to, seen, old, todo);
+    }
+    return st;
 }
 
 int vbt_win_atomic_start(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_p,
@@ -220,10 +256,14 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     size_t n = op->kind == VBT_WIN_CAS ? 1 : op->tcount * op->ttype->size / 8;
     uint64_t base = w->peers[t].base + op->tdisp;
     uint64_t in_stack[VBT_WIN_ATOMIC_STACK], out_stack[VBT_WIN_ATOMIC_STACK];
-    uint64_t *in = in_stack, *out = out_stack;
+    uint64_t old_stack[VBT_WIN_ATOMIC_STACK];
+    size_t todo_stack[VBT_WIN_ATOMIC_STACK]; /* a batch's words still to swap */
+    uint64_t *in = in_stack, *out = out_stack, *old = old_stack;
+    size_t *todo = todo_stack;
+    int replace = op->kind != VBT_WIN_CAS && op->op == MPI_REPLACE;
     /* One word, or words landing straight in a contiguous result buffer: asynchronous, the
      * last one completes the request. Otherwise (REPLACE loops, scattered results) here. */
-    int direct = op->op != MPI_REPLACE && (!fetch || op->rtype->contig);
+    int direct = !replace && (!fetch || op->rtype->contig);
     char *rbase = fetch ? (char *)op->rbuf + op->rtype->true_lb : NULL;
     vbt_request_t *req = NULL;
     vbt_status_t st = VBT_OK;
@@ -232,13 +272,12 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         return 0;
     if (n > VBT_WIN_ATOMIC_STACK) {
         in = malloc(n * sizeof(*in));
-        out = fetch ? malloc(n * sizeof(*out)) : out_stack;
-        if (in == NULL || out == NULL) {
-            free(in);
-            if (out != out_stack)
-                free(out);
-            *st_p = VBT_ERR_NO_MEMORY;
-            return 1;
+        out = fetch || replace ? malloc(n * sizeof(*out)) : out_stack;
+        old = replace ? malloc(n * sizeof(*old)) : old_stack;
+        todo = replace ? malloc(VBT_WIN_ATOMIC_BATCH * sizeof(*todo)) : todo_stack;
+        if (in == NULL || out == NULL || old == NULL || todo == NULL) {
+            st = VBT_ERR_NO_MEMORY;
+            goto out;
         }
     }
     /* Accumulate messages to this target are applied before our atomics. */
@@ -257,7 +296,9 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         if (req == NULL)
             st = VBT_ERR_NO_MEMORY;
     }
-    for (size_t i = 0; i < n && st == VBT_OK; i++) {
+    if (st == VBT_OK && replace)
+        st = replace_words(w, op, base, in, n, out, old, todo);
+    for (size_t i = 0; i < n && st == VBT_OK && !replace; i++) {
         uint64_t raddr = element_addr(op->ttype, base, i);
         void *to = !fetch ? NULL : direct ? (void *)(rbase + i * 8) : (void *)&out[i];
         vbt_request_t *last = direct && i == n - 1 ? req : NULL;
@@ -266,13 +307,12 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
             uint64_t compare;
             memcpy(&compare, op->cbuf, 8);
             st = post_atomic(w, t, VBT_TL_ATOMIC_CSWAP, in[0], compare, raddr, to, last);
-        } else if (op->op == MPI_REPLACE) {
-            uint64_t old;
-            st = replace_word(w, t, in[i], raddr, fetch ? &out[i] : &old);
         } else {
             st = post_atomic(w, t, VBT_TL_ATOMIC_FADD, op->op == MPI_NO_OP ? 0 : in[i], 0, raddr,
                              to, last);
         }
+        if (st == VBT_OK && (i + 1) % VBT_WIN_ATOMIC_BATCH == 0 && i + 1 < n)
+            st = vbt_win_wait_results(w, t); /* a bounded number in flight */
     }
     if (st == VBT_OK && !direct) {
         st = vbt_win_wait_results(w, t);
@@ -288,10 +328,15 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         vbt_request_release(req);
         req = NULL;
     }
+out:
     if (in != in_stack)
         free(in);
     if (out != out_stack)
         free(out);
+    if (old != old_stack)
+        free(old);
+    if (todo != todo_stack)
+        free(todo);
     if (st == VBT_OK) {
         w->fence_ops++;
         if (req_p != NULL)

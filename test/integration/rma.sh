@@ -14,7 +14,7 @@
 set -u
 dir="$abs_top_builddir/test/integration"
 fail=0
-progs=${RMA_PROGS:-"rma_basic:10 rma_acc:8 rma_errors:4 rma_attr:5 rma_dynamic:4 rma_shared:3 rma_passive:1 rma_dtype:11 rma_allocate:4"}
+progs=${RMA_PROGS:-"rma_basic:10 rma_acc:9 rma_errors:4 rma_attr:5 rma_dynamic:4 rma_shared:3 rma_passive:1 rma_dtype:11 rma_allocate:4"}
 cmas=${RMA_CMA:-1 0}
 for cma in $cmas; do
     for np in ${RMA_NPS:-1 2 3 4 5 6 7}; do

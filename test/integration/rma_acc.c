@@ -5,6 +5,7 @@
  * MPI_Rget_accumulate with their fetched values checked; the ordering of accumulates from one
  * origin to one place (REPLACE then SUM is defined); counters from N ranks x K fetch-and-adds
  * (64-bit) and compare-and-swap loops that must come out exact, every fetched value seen once;
+ * replaces racing on the same words, none lost;
  * large accumulates. Values are small integers, exact in every type, so floating results are
  * exact too. Usage: rma_acc TEST... (or "all"), any number of ranks. */
 #define MPITEST_NAME "rma_acc"
@@ -629,6 +630,102 @@ static void test_counters(void)
     rma_win_free(&w);
 }
 
+/* Swaps racing on the same words: every rank replaces one 64-bit word at rank 0 K times by
+ * MPI_Fetch_and_op (MPI_REPLACE), and the 600 words of a vector at the last rank (stride 2:
+ * scattered on the target) by MPI_Get_accumulate (MPI_REPLACE), all at once under lock_all,
+ * each time with values no one else writes. A replace is atomic when no value is lost or seen
+ * twice: per word, the values fetched by all ranks and the one left at the end are the initial
+ * value and every value written, each exactly once. */
+static void test_swap(void)
+{
+    enum { K = 100, NW = 600, R = 3 };
+    rma_win_t w;
+    int last = size - 1;
+    int64_t *put = xmalloc(sizeof(int64_t) * NW), *got = xmalloc(sizeof(int64_t) * NW * R);
+    int64_t *mine = xmalloc(sizeof(int64_t) * K), *all = NULL, *allv = NULL;
+    MPI_Datatype vec;
+
+    CHECK(rma_win_make(&w, RMA_ALLOCATE, WROUND(8 + 16 * NW), 8, MPI_COMM_WORLD));
+    CHECK(MPI_Type_vector(NW, 1, 2, MPI_INT64_T, &vec) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&vec) == MPI_SUCCESS);
+    rma_local_begin(&w);
+    memset(w.base, 0, (size_t)(8 + 16 * NW));
+    rma_local_end(&w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, w.win);
+    for (int i = 0; i < K || i < R; i++) {
+        if (i < K) {
+            int64_t v = (int64_t)rank * K + i + 1;
+            CHECK(MPI_Fetch_and_op(&v, &mine[i], MPI_INT64_T, 0, 0, MPI_REPLACE, w.win) ==
+                  MPI_SUCCESS);
+        }
+        if (i < R) {
+            for (int j = 0; j < NW; j++)
+                put[j] = ((int64_t)(rank * R + i + 1) << 32) | j;
+            CHECK(MPI_Get_accumulate(put, NW, MPI_INT64_T, got + (size_t)i * NW, NW, MPI_INT64_T,
+                                     last, 1, 1, vec, MPI_REPLACE, w.win) == MPI_SUCCESS);
+        }
+        MPI_Win_flush_all(w.win);
+    }
+    MPI_Win_unlock_all(w.win);
+    MPI_Type_free(&vec);
+    if (rank == 0) {
+        all = xmalloc(sizeof(int64_t) * K * (size_t)size);
+        allv = xmalloc(sizeof(int64_t) * NW * R * (size_t)size);
+    }
+    MPI_Gather(mine, K, MPI_INT64_T, all, K, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gather(got, NW * R, MPI_INT64_T, allv, NW * R, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    rma_local_begin(&w);
+    int64_t left0 = 0, *leftv = xmalloc(sizeof(int64_t) * NW);
+    if (rank == 0)
+        memcpy(&left0, w.base, 8);
+    if (rank == last)
+        for (int j = 0; j < NW; j++)
+            memcpy(&leftv[j], w.base + 8 + 16 * (size_t)j, 8);
+    rma_local_end(&w);
+    MPI_Bcast(leftv, NW, MPI_INT64_T, last, MPI_COMM_WORLD);
+    if (rank == 0) {
+        /* The counter word: values 0 (initial) .. K * size, each once. */
+        int n = K * size;
+        unsigned char *seen = xmalloc((size_t)n + 1);
+        memset(seen, 0, (size_t)n + 1);
+        for (int i = 0; i <= n; i++) {
+            int64_t v = i < n ? all[i] : left0;
+            if (v < 0 || v > n || seen[v]++)
+                FAIL("Fetch_and_op REPLACE race: value %lld %s", (long long)v,
+                     v < 0 || v > n ? "never written" : "seen twice (a replace was lost)");
+        }
+        free(seen);
+        /* Each vector word j: 0 and (s << 32 | j) for s = 1 .. R * size, each once. */
+        n = R * size;
+        seen = xmalloc((size_t)n + 1);
+        for (int j = 0; j < NW; j++) {
+            memset(seen, 0, (size_t)n + 1);
+            for (int k = 0; k <= n; k++) {
+                int64_t v = k < n ? allv[(size_t)k * NW + (size_t)j] : leftv[j];
+                int64_t s = v >> 32;
+                if (v != 0 && ((v & 0xffffffff) != j || s < 1 || s > n))
+                    FAIL("Get_accumulate REPLACE race, word %d: value 0x%llx never written", j,
+                         (long long)v);
+                if (seen[s]++)
+                    FAIL("Get_accumulate REPLACE race, word %d: value 0x%llx seen twice (a "
+                         "replace was lost)",
+                         j, (long long)v);
+            }
+        }
+        free(seen);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(leftv);
+    free(all);
+    free(allv);
+    free(mine);
+    free(got);
+    free(put);
+    rma_win_free(&w);
+}
+
 /* Large accumulates from every process to every process: 65537 ints SUM and 1 MiB + 3 bytes
  * BXOR, Raccumulate in lock_all. */
 static void test_large(void)
@@ -682,7 +779,8 @@ static const mpitest_t tests[] = {
     {"ops", test_ops},           {"ops_uchar", test_ops_uchar},
     {"loc", test_loc},           {"fetch", test_fetch},
     {"cas", test_cas},           {"ordering", test_ordering},
-    {"counters", test_counters}, {"large", test_large},
+    {"counters", test_counters}, {"swap", test_swap},
+    {"large", test_large},
 };
 
 int main(int argc, char **argv)
