@@ -11,8 +11,8 @@
 
 #define TAG_BASE 16
 #define TAG_SETUP(tag) (-TAG_BASE - (tag))
-#define TAG_REPLY(index) (-TAG_BASE - (1 << 30) - (int)(index))
-#define TAG_DATA(index) (-TAG_BASE - (1 << 30) - (1 << 22) - (int)(index))
+#define TAG_DATA(index) (-TAG_BASE - (1 << 30) - (int)(index))
+#define INDEX_MAX (1u << 22) /* requests in the pool at most (vbt_request.c) */
 
 static int index_of(const vbt_request_t *req)
 {
@@ -100,8 +100,12 @@ static void post_receives(vbt_request_t *req)
 
     for (int u = 0; u < p->units; u++) {
         p->unit_done[u] = 0;
-        st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, base + (size_t)u * p->unit_bytes,
-                           p->unit_bytes, req->peer, p->data_tag, &p->unit_req[u]);
+        if (p->drain)
+            st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, NULL, 0, req->peer, p->data_tag,
+                               &p->unit_req[u]);
+        else
+            st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, base + (size_t)u * p->unit_bytes,
+                               p->unit_bytes, req->peer, p->data_tag, &p->unit_req[u]);
         if (st != VBT_OK) {
             fail(p, st);
             p->unit_req[u] = NULL;
@@ -119,6 +123,8 @@ static void reset_epoch(vbt_part_t *p)
     if (p->unit_done != NULL)
         memset(p->unit_done, 0, (size_t)p->units);
 }
+
+static void on_setup(vbt_request_t *setup, void *arg);
 
 vbt_status_t vbt_part_start(vbt_request_t *req)
 {
@@ -144,60 +150,67 @@ vbt_status_t vbt_part_start(vbt_request_t *req)
         return VBT_OK;
     }
     /* The first start pairs the two requests. */
-    p->state = VBT_PART_SETUP;
     if (p->is_send) {
         p->setup_msg[0] = (uint64_t)p->partitions;
         p->setup_msg[1] = (uint64_t)p->part_bytes;
         p->setup_msg[2] = (uint64_t)index_of(req);
-        st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, p->reply_msg, sizeof(p->reply_msg), req->peer,
-                           TAG_REPLY(index_of(req)), &p->reply);
+        p->data_tag = TAG_DATA(index_of(req));
+        st = make_units(p, p->partitions, p->part_bytes);
         if (st != VBT_OK)
             return st;
         st = vbt_p2p_isend(req->comm, VBT_CTX_P2P, p->setup_msg, sizeof(p->setup_msg), req->peer,
                            TAG_SETUP(req->tag), 0, &p->setup);
-        if (st != VBT_OK) {
-            vbt_p2p_cancel(p->reply);
-            vbt_request_release(p->reply);
-            p->reply = NULL;
+        if (st != VBT_OK)
             return st;
-        }
-        return make_units(p, p->partitions, p->part_bytes);
+        p->state = VBT_PART_MATCHED;
+        return VBT_OK;
     }
-    return vbt_p2p_irecv(req->comm, VBT_CTX_P2P, p->setup_msg, sizeof(p->setup_msg), req->peer,
-                         TAG_SETUP(req->tag), &p->setup);
+    /* The receives go up as soon as the SETUP is in, from the progress call that takes it
+     * (on_setup), so that the sender's Wait completes however the receiver waits. */
+    p->state = VBT_PART_SETUP;
+    st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, p->setup_msg, sizeof(p->setup_msg), req->peer,
+                       TAG_SETUP(req->tag), &p->setup);
+    if (st != VBT_OK)
+        return st;
+    p->setup->x.notify.fn = on_setup;
+    p->setup->x.notify.arg = req;
+    p->setup->flags |= VBT_REQF_NOTIFY;
+    if (p->setup->complete) /* it was there already: done before the flag was set */
+        on_setup(p->setup, req);
+    return VBT_OK;
 }
 
-/* Receive side: the sender's SETUP arrived. Answer, and post the epoch's receives. */
-static void on_setup(vbt_request_t *req)
+/* Receive side: the sender's SETUP arrived (decoded defensively). Post the epoch's receives. */
+static void on_setup(vbt_request_t *setup, void *arg)
 {
+    vbt_request_t *req = arg;
     vbt_part_t *p = req->x.part;
-    uint64_t units = p->setup_msg[0], unit_bytes = p->setup_msg[1];
+    uint64_t units = p->setup_msg[0], unit_bytes = p->setup_msg[1], index = p->setup_msg[2];
     size_t total = (size_t)p->partitions * p->part_bytes;
-    int agree = p->setup->status_error == MPI_SUCCESS && p->setup->status_bytes == sizeof(p->setup_msg) &&
-                units <= 0x7fffffff && units * unit_bytes == total;
+    int sane = setup->status_error == MPI_SUCCESS && setup->status_bytes == sizeof(p->setup_msg) && index < INDEX_MAX &&
+               units <= 0x7fffffff && (unit_bytes == 0 || units <= (1ull << 62) / unit_bytes);
     vbt_status_t st;
 
-    p->reply_msg[0] = (uint64_t)index_of(req);
-    p->reply_msg[1] = (uint64_t)agree;
-    p->data_tag = TAG_DATA(index_of(req));
-    st = vbt_p2p_isend(req->comm, VBT_CTX_P2P, p->reply_msg, sizeof(p->reply_msg), req->peer,
-                       TAG_REPLY((int)p->setup_msg[2]), 0, &p->reply);
-    if (st != VBT_OK) {
-        p->reply = NULL;
-        fail(p, st);
-    }
     vbt_request_release(p->setup);
     p->setup = NULL;
     p->state = VBT_PART_MATCHED;
-    if (!agree) {
+    if (!sane) {
+        vbt_error("partitioned receive from rank %d tag %d: the sender's setup message is "
+                  "malformed; the request fails",
+                  req->peer, req->tag);
+        set_error(p, MPI_ERR_INTERN);
+        p->units = 0;
+        return;
+    }
+    p->data_tag = TAG_DATA((int)index);
+    if (units * unit_bytes != total) {
         vbt_error("partitioned receive from rank %d tag %d: the sender sends %llu partitions of "
                   "%llu bytes, but this receive takes %d of %zu bytes (%zu in all): the type "
                   "signatures of MPI_Psend_init and MPI_Precv_init must agree",
                   req->peer, req->tag, (unsigned long long)units, (unsigned long long)unit_bytes,
                   p->partitions, p->part_bytes, total);
-        set_error(p, MPI_ERR_TRUNCATE);
-        st = make_units(p, 0, 0);
-        return;
+        p->drain = 1;
+        unit_bytes = 0;
     }
     st = make_units(p, (int)units, (size_t)unit_bytes);
     if (st != VBT_OK) {
@@ -208,37 +221,12 @@ static void on_setup(vbt_request_t *req)
     post_receives(req);
 }
 
-/* Send side: the receiver's REPLY arrived. */
-static void on_reply(vbt_request_t *req)
-{
-    vbt_part_t *p = req->x.part;
-
-    if (p->reply->status_error != MPI_SUCCESS || p->reply_msg[1] != 1) {
-        vbt_error("partitioned send to rank %d tag %d: the receiver's partitions do not hold "
-                  "%d partitions of %zu bytes: the type signatures of MPI_Psend_init and "
-                  "MPI_Precv_init must agree",
-                  req->peer, req->tag, p->partitions, p->part_bytes);
-        set_error(p, MPI_ERR_TRUNCATE);
-        p->data_tag = 0; /* never used: every epoch fails */
-    } else {
-        p->data_tag = TAG_DATA((int)p->reply_msg[0]);
-    }
-    vbt_request_release(p->reply);
-    p->reply = NULL;
-    p->state = VBT_PART_MATCHED;
-}
-
 static void send_ready(vbt_request_t *req)
 {
     vbt_part_t *p = req->x.part;
     const char *base = p->buf;
     vbt_status_t st;
 
-    if (p->data_tag == 0) { /* refused by the receiver */
-        for (; p->next < p->units; p->next++)
-            p->unit_done[p->next] = 1;
-        return;
-    }
     for (; p->next < p->units && p->ready[p->next]; p->next++) {
         int u = p->next;
         if (p->dtype == NULL)
@@ -266,7 +254,9 @@ static int reap_units(vbt_request_t *req)
     for (int u = 0; u < p->units; u++) {
         vbt_request_t *r = p->unit_req[u];
         if (r != NULL && r->complete) {
-            if (r->status_error != MPI_SUCCESS)
+            if (p->drain)
+                set_error(p, MPI_ERR_TRUNCATE);
+            else if (r->status_error != MPI_SUCCESS)
                 set_error(p, r->status_error);
             else if (!p->is_send && p->staging != NULL)
                 vbt_dtype_unpack(p->dtype, p->buf, (size_t)p->partitions * p->count,
@@ -284,34 +274,29 @@ static int reap_units(vbt_request_t *req)
 int vbt_part_poll(vbt_request_t *req)
 {
     vbt_part_t *p = req->x.part;
-    vbt_request_t **handshake;
     int done;
 
     if (req->complete)
         return 1;
-    if (p->state == VBT_PART_SETUP) {
-        if (p->is_send && p->reply != NULL && p->reply->complete)
-            on_reply(req);
-        else if (!p->is_send && p->setup != NULL && p->setup->complete)
-            on_setup(req);
-        if (p->state != VBT_PART_MATCHED)
-            return 0;
-    }
+    if (p->state == VBT_PART_SETUP) /* on_setup runs from the progress call */
+        return 0;
     if (p->is_send)
         send_ready(req);
     done = reap_units(req);
-    /* What is left of the pairing: the sender's SETUP send, the receiver's REPLY send. */
-    handshake = p->is_send ? &p->setup : &p->reply;
-    if (*handshake != NULL && (*handshake)->complete) {
-        if ((*handshake)->status_error != MPI_SUCCESS)
-            set_error(p, (*handshake)->status_error);
-        vbt_request_release(*handshake);
-        *handshake = NULL;
+    if (p->is_send && p->setup != NULL && p->setup->complete) { /* the first epoch's SETUP */
+        if (p->setup->status_error != MPI_SUCCESS)
+            set_error(p, p->setup->status_error);
+        vbt_request_release(p->setup);
+        p->setup = NULL;
     }
-    if (done < p->units || *handshake != NULL)
+    if (done < p->units || p->setup != NULL)
         return 0;
+    if (p->drain)
+        set_error(p, MPI_ERR_TRUNCATE);
     req->status_error = p->error;
-    req->status_bytes = p->is_send ? 0 : (size_t)p->partitions * p->part_bytes;
+    req->status_bytes = p->is_send || p->error != MPI_SUCCESS
+                            ? 0
+                            : (size_t)p->partitions * p->part_bytes;
     req->complete = 1;
     return 1;
 }
@@ -321,9 +306,8 @@ void vbt_part_ready(vbt_request_t *req, int part)
     vbt_part_t *p = req->x.part;
 
     p->ready[part] = 1;
-    if (p->state != VBT_PART_MATCHED)
-        (void)vbt_p2p_progress(); /* the REPLY may be in: then this partition can go now */
-    (void)vbt_part_poll(req);
+    if (part == p->next)
+        send_ready(req); /* this one, and those readied after it that waited for it */
 }
 
 int vbt_part_arrived(vbt_request_t *req, int part)
@@ -352,21 +336,12 @@ void vbt_part_destroy(vbt_request_t *req)
 {
     vbt_part_t *p = req->x.part;
 
-    /* Inactive: only a receive never matched (a first start that was never waited for cannot
-     * be inactive) could be left; cancel what is still posted. */
+    /* Inactive or complete: at most a sender's SETUP still under way; it finishes alone. */
     if (p->setup != NULL) {
-        vbt_p2p_cancel(p->setup);
         if (p->setup->complete)
             vbt_request_release(p->setup);
         else
             p->setup->flags |= VBT_REQF_FREED;
-    }
-    if (p->reply != NULL) {
-        vbt_p2p_cancel(p->reply);
-        if (p->reply->complete)
-            vbt_request_release(p->reply);
-        else
-            p->reply->flags |= VBT_REQF_FREED;
     }
     if (p->dtype != NULL)
         vbt_dtype_unref(p->dtype);

@@ -1,20 +1,23 @@
 /* Partitioned communication (MPI-4.1 chapter 4) over the point-to-point protocols.
  *
  * A send and a receive pair up at their first start, by (communicator, source, tag): the sender
- * sends a SETUP message (its partitions and their size), the receiver answers with a REPLY
- * naming the tag its data goes on. Then every epoch moves the sender's partitions as one
- * message each, in partition order: a partition readied out of order waits until those before
- * it are ready, so that the receiver, which posts one receive per sender partition, knows
- * where each lands by the order of the messages alone. Partition counts may differ between
- * the sides: the receiver maps its partitions onto the sender's by byte range.
+ * sends a SETUP message (its partitions, their size, and the tag its data goes on, unique to
+ * the sending request). Every epoch then moves the sender's partitions as one message each,
+ * in partition order, sent from MPI_Pready itself (so data moves without the sender waiting):
+ * a partition readied out of order waits until those before it are ready, so that the
+ * receiver, which posts one receive per sender partition, knows where each lands by the order
+ * of the messages alone. The first epoch's data may arrive before the receiver has seen the
+ * SETUP: it waits as unexpected messages do. Partition counts may differ between the sides:
+ * the receiver maps its partitions onto the sender's by byte range. When the sizes disagree
+ * the receiver drains the sender's messages into nothing and fails with MPI_ERR_TRUNCATE.
  *
  * Reserved tags, all on the point-to-point context and all negative, so that no user receive
  * (tags 0..MPI_TAG_UB; MPI_ANY_TAG accepts tags >= 0 only) or probe can see them and the
  * collective context is untouched:
- *   SETUP  -16 - tag                       for the user's tag 0..0x3fffffff
- *   REPLY  -16 - 2^30 - i                  i: the index of the sender's request in the pool
- *   DATA   -16 - 2^30 - 2^22 - i           i: the index of the receiver's request
- * (the pool holds at most 2^22 requests, so the three ranges are disjoint and fit an int). */
+ *   SETUP  -16 - tag          for the user's tag 0..0x3fffffff
+ *   DATA   -16 - 2^30 - i     i: the index of the sender's request in the request pool
+ * (the pool holds at most 2^22 requests, so the ranges are disjoint and fit an int; tags -1
+ * to -15 stay free: MPI_ANY_TAG is -2). */
 #ifndef VBT_PART_H
 #define VBT_PART_H
 
@@ -36,10 +39,9 @@ typedef struct vbt_part {
     ptrdiff_t extent;   /* dtype's extent */
     int state;          /* VBT_PART_NEW, _SETUP, _MATCHED */
     vbt_request_t *setup; /* send: the SETUP send; receive: its receive */
-    vbt_request_t *reply; /* send: the REPLY receive; receive: its send */
     uint64_t setup_msg[3]; /* partitions, bytes of one, sender's request index */
-    uint64_t reply_msg[2]; /* receiver's request index, 1 if the sizes agree */
     int data_tag;
+    int drain; /* receive: the sizes disagree; take the sender's messages into nothing */
     /* Units: the sender's partitions, one message each. */
     int units;
     size_t unit_bytes;

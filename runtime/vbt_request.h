@@ -47,6 +47,9 @@ enum {
     VBT_REQF_PERSISTENT = 1u << 9,
     VBT_REQF_ACTIVE = 1u << 10, /* persistent: started and not yet completed by Wait/Test */
     VBT_REQF_TMPBUF = 1u << 11, /* bsend_block is a malloc'd temporary, freed with the request */
+    /* Send or receive: call x.notify.fn at the end of the progress call that completes it
+     * (vbt_p2p_progress), for composite requests that must act at once on a part. */
+    VBT_REQF_NOTIFY = 1u << 12,
 };
 
 typedef struct vbt_request {
@@ -86,6 +89,10 @@ typedef struct vbt_request {
     /* The parts of a composite request (kinds PSEND and after). */
     union {
         struct vbt_request *child[2];
+        struct {
+            void (*fn)(struct vbt_request *req, void *arg);
+            void *arg;
+        } notify; /* VBT_REQF_NOTIFY, on a plain send or receive */
         struct vbt_part *part;
         struct vbt_greq *greq;
     } x;
