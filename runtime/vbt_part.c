@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG_BASE 16
-#define TAG_SETUP(tag) (-TAG_BASE - (tag))
+#define TAG_BASE        16
+#define TAG_SETUP(tag)  (-TAG_BASE - (tag))
 #define TAG_DATA(index) (-TAG_BASE - (1 << 30) - (int)(index))
-#define INDEX_MAX (1u << 22) /* requests in the pool at most (vbt_request.c) */
+#define INDEX_MAX       (1u << 22) /* requests in the pool at most (vbt_request.c) */
 
 static int index_of(const vbt_request_t *req)
 {
@@ -30,9 +30,9 @@ static void fail(vbt_part_t *p, vbt_status_t st)
     set_error(p, vbt_status_to_errclass(st));
 }
 
-vbt_status_t vbt_part_create(vbt_comm_t *comm, int is_send, void *buf, int partitions,
-                             size_t count, size_t part_bytes, struct vbt_dtype *dtype,
-                             ptrdiff_t extent, int peer, int tag, vbt_request_t **req_p)
+vbt_status_t vbt_part_create(vbt_comm_t *comm, int is_send, void *buf, int partitions, size_t count,
+                             size_t part_bytes, struct vbt_dtype *dtype, ptrdiff_t extent, int peer,
+                             int tag, vbt_request_t **req_p)
 {
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_PART);
     vbt_part_t *p;
@@ -187,8 +187,9 @@ static void on_setup(vbt_request_t *setup, void *arg)
     vbt_part_t *p = req->x.part;
     uint64_t units = p->setup_msg[0], unit_bytes = p->setup_msg[1], index = p->setup_msg[2];
     size_t total = (size_t)p->partitions * p->part_bytes;
-    int sane = setup->status_error == MPI_SUCCESS && setup->status_bytes == sizeof(p->setup_msg) && index < INDEX_MAX &&
-               units <= 0x7fffffff && (unit_bytes == 0 || units <= (1ull << 62) / unit_bytes);
+    int sane = setup->status_error == MPI_SUCCESS && setup->status_bytes == sizeof(p->setup_msg) &&
+               index < INDEX_MAX && units <= 0x7fffffff &&
+               (unit_bytes == 0 || units <= (1ull << 62) / unit_bytes);
     vbt_status_t st;
 
     vbt_request_release(p->setup);
@@ -233,10 +234,9 @@ static void send_ready(vbt_request_t *req)
             st = vbt_p2p_isend(req->comm, VBT_CTX_P2P, base + (size_t)u * p->part_bytes,
                                p->part_bytes, req->peer, p->data_tag, 0, &p->unit_req[u]);
         else
-            st = vbt_p2p_isend_dt(req->comm, VBT_CTX_P2P,
-                                  base + (ptrdiff_t)u * (ptrdiff_t)p->count * p->extent,
-                                  p->part_bytes, p->dtype, p->count, req->peer, p->data_tag, 0,
-                                  &p->unit_req[u]);
+            st = vbt_p2p_isend_dt(
+                req->comm, VBT_CTX_P2P, base + (ptrdiff_t)u * (ptrdiff_t)p->count * p->extent,
+                p->part_bytes, p->dtype, p->count, req->peer, p->data_tag, 0, &p->unit_req[u]);
         if (st != VBT_OK) {
             fail(p, st);
             p->unit_req[u] = NULL;
@@ -294,9 +294,8 @@ int vbt_part_poll(vbt_request_t *req)
     if (p->drain)
         set_error(p, MPI_ERR_TRUNCATE);
     req->status_error = p->error;
-    req->status_bytes = p->is_send || p->error != MPI_SUCCESS
-                            ? 0
-                            : (size_t)p->partitions * p->part_bytes;
+    req->status_bytes =
+        p->is_send || p->error != MPI_SUCCESS ? 0 : (size_t)p->partitions * p->part_bytes;
     req->complete = 1;
     return 1;
 }

@@ -31,15 +31,15 @@ struct vbt_dtype;
 
 typedef struct vbt_part {
     int is_send;
-    int partitions;     /* ours */
-    size_t part_bytes;  /* packed bytes in one of our partitions */
-    size_t count;       /* elements of dtype in one partition */
-    void *buf;          /* contiguous: where the data starts (true_lb applied) */
+    int partitions;          /* ours */
+    size_t part_bytes;       /* packed bytes in one of our partitions */
+    size_t count;            /* elements of dtype in one partition */
+    void *buf;               /* contiguous: where the data starts (true_lb applied) */
     struct vbt_dtype *dtype; /* NULL: contiguous */
-    ptrdiff_t extent;   /* dtype's extent */
-    int state;          /* VBT_PART_NEW, _SETUP, _MATCHED */
-    vbt_request_t *setup; /* send: the SETUP send; receive: its receive */
-    uint64_t setup_msg[3]; /* partitions, bytes of one, sender's request index */
+    ptrdiff_t extent;        /* dtype's extent */
+    int state;               /* VBT_PART_NEW, _SETUP, _MATCHED */
+    vbt_request_t *setup;    /* send: the SETUP send; receive: its receive */
+    uint64_t setup_msg[3];   /* partitions, bytes of one, sender's request index */
     int data_tag;
     int drain; /* receive: the sizes disagree; take the sender's messages into nothing */
     /* Units: the sender's partitions, one message each. */
@@ -47,18 +47,18 @@ typedef struct vbt_part {
     size_t unit_bytes;
     vbt_request_t **unit_req; /* the unit's send or receive while it is under way */
     uint8_t *unit_done;
-    uint8_t *ready;  /* send: MPI_Pready'd in this epoch */
-    int next;        /* send: the next unit to go; receive: units done */
-    void *staging;   /* receive of a non-contiguous type: the packed data lands here */
-    int error;       /* of this epoch (MPI error class) */
+    uint8_t *ready; /* send: MPI_Pready'd in this epoch */
+    int next;       /* send: the next unit to go; receive: units done */
+    void *staging;  /* receive of a non-contiguous type: the packed data lands here */
+    int error;      /* of this epoch (MPI error class) */
 } vbt_part_t;
 
 enum { VBT_PART_NEW, VBT_PART_SETUP, VBT_PART_MATCHED };
 
 /* A partitioned request on comm (MPI_Psend_init, MPI_Precv_init); data as the API checked it. */
-vbt_status_t vbt_part_create(vbt_comm_t *comm, int is_send, void *buf, int partitions,
-                             size_t count, size_t part_bytes, struct vbt_dtype *dtype,
-                             ptrdiff_t extent, int peer, int tag, vbt_request_t **req_p);
+vbt_status_t vbt_part_create(vbt_comm_t *comm, int is_send, void *buf, int partitions, size_t count,
+                             size_t part_bytes, struct vbt_dtype *dtype, ptrdiff_t extent, int peer,
+                             int tag, vbt_request_t **req_p);
 /* Begin an epoch (MPI_Start). The request is inactive. */
 vbt_status_t vbt_part_start(vbt_request_t *req);
 /* Move what can move (after a progress call); returns complete. */

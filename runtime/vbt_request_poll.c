@@ -14,7 +14,8 @@ static void take_status(vbt_request_t *req, const vbt_request_t *part)
     req->status_tag = part->status_tag;
     req->status_error = part->status_error;
     req->status_bytes = part->status_bytes;
-    req->flags = (uint16_t)((req->flags & ~VBT_REQF_CANCELLED) | (part->flags & VBT_REQF_CANCELLED));
+    req->flags =
+        (uint16_t)((req->flags & ~VBT_REQF_CANCELLED) | (part->flags & VBT_REQF_CANCELLED));
 }
 
 static int poll_persistent(vbt_request_t *req)

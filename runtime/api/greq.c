@@ -34,8 +34,9 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
         return vbt_error_raise(NULL, "MPI_Grequest_start", MPI_ERR_ARG,
                                "argument %s is NULL; pass a function (one that only returns "
                                "MPI_SUCCESS if there is nothing to do)",
-                               query_fn == NULL ? "query_fn"
-                                                : free_fn == NULL ? "free_fn" : "cancel_fn");
+                               query_fn == NULL  ? "query_fn"
+                               : free_fn == NULL ? "free_fn"
+                                                 : "cancel_fn");
     g = malloc(sizeof(*g));
     req = g != NULL ? vbt_request_alloc(VBT_REQ_GREQ) : NULL;
     if (req == NULL) {

@@ -63,9 +63,9 @@ err_release:
     return vbt_api_failed(c, call, st);
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                   int recvtag, MPI_Comm comm, MPI_Request *request)
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
 {
     const char *call = "MPI_Isendrecv";
     vbt_api_data_t sd, rd;

@@ -20,8 +20,8 @@ VBT_PMPI_ALIAS(Startall)
 
 enum { MODE_STANDARD, MODE_SYNC, MODE_READY, MODE_BUFFERED, MODE_RECV };
 
-static int persist_init(const char *call, void *buf, int count, MPI_Datatype dt, int peer,
-                        int tag, MPI_Comm comm, int mode, MPI_Request *request)
+static int persist_init(const char *call, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                        MPI_Comm comm, int mode, MPI_Request *request)
 {
     int is_recv = mode == MODE_RECV;
     vbt_api_data_t d;
@@ -64,23 +64,23 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return persist_init("MPI_Bsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
-                        comm, MODE_BUFFERED, request);
+    return persist_init("MPI_Bsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag, comm,
+                        MODE_BUFFERED, request);
 }
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return persist_init("MPI_Ssend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
-                        comm, MODE_SYNC, request);
+    return persist_init("MPI_Ssend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag, comm,
+                        MODE_SYNC, request);
 }
 
 /* A ready send may assume the receive is posted; sending it as a standard send is correct. */
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return persist_init("MPI_Rsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag,
-                        comm, MODE_READY, request);
+    return persist_init("MPI_Rsend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag, comm,
+                        MODE_READY, request);
 }
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -150,12 +150,11 @@ static int check_startable(const char *call, MPI_Request handle, int index)
     else
         snprintf(what, sizeof(what), "array_of_requests[%d]", index);
     if (req == NULL)
-        return vbt_error_raise(NULL, call, MPI_ERR_REQUEST,
-                               "%s is %s: start only requests made by MPI_Send_init, "
-                               "MPI_Recv_init, MPI_Psend_init and the like",
-                               what,
-                               handle == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL"
-                                                          : "not a valid request (freed?)");
+        return vbt_error_raise(
+            NULL, call, MPI_ERR_REQUEST,
+            "%s is %s: start only requests made by MPI_Send_init, "
+            "MPI_Recv_init, MPI_Psend_init and the like",
+            what, handle == MPI_REQUEST_NULL ? "MPI_REQUEST_NULL" : "not a valid request (freed?)");
     if (!(req->flags & VBT_REQF_PERSISTENT))
         return vbt_error_raise(req->comm, call, MPI_ERR_REQUEST,
                                "%s is not a persistent request (it was started when made): "
@@ -216,8 +215,8 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
         VBT_API_CHECK(check_startable("MPI_Startall", array_of_requests[i], i));
         for (int j = 0; j < i; j++) {
             if (array_of_requests[j] == array_of_requests[i])
-                return vbt_error_raise(vbt_request_of(array_of_requests[i])->comm,
-                                       "MPI_Startall", MPI_ERR_REQUEST,
+                return vbt_error_raise(vbt_request_of(array_of_requests[i])->comm, "MPI_Startall",
+                                       MPI_ERR_REQUEST,
                                        "array_of_requests[%d] and [%d] are the same request: a "
                                        "request can be started once at a time",
                                        j, i);

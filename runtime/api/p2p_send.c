@@ -113,8 +113,8 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 
 /* Buffered: copy into the attached buffer and send from there; the caller's request completes
  * at once, the internal one frees its block when the data has left. */
-static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_data_t *dp,
-                              int dest, int tag, MPI_Request *request)
+static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_data_t *dp, int dest,
+                              int tag, MPI_Request *request)
 {
     vbt_request_t *req, *done;
     size_t bytes = dp->bytes, largest = 0;
@@ -183,8 +183,8 @@ static int buffered_send(const char *call, const void *buf, int count, MPI_Datat
     return buffered_send_data(call, c, &d, dest, tag, request);
 }
 
-int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest,
-                        int tag, vbt_request_t **req_p)
+int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,
+                        vbt_request_t **req_p)
 {
     MPI_Request handle;
     int rc = buffered_send_data(call, c, d, dest, tag, &handle);

@@ -69,8 +69,8 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
 int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info,
-                     0, request);
+    return part_init("MPI_Precv_init", buf, partitions, count, datatype, source, tag, comm, info, 0,
+                     request);
 }
 
 /* The partitioned request of handle, on the side wanted and active; NULL after raising. */

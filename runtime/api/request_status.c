@@ -123,8 +123,8 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     if (!*flag)
         return MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
-        MPI_Status *s = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                                 : &array_of_statuses[i];
+        MPI_Status *s =
+            array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
         if (peek(array_of_requests[i], s) != MPI_SUCCESS)
             any_error = 1;
     }
@@ -135,9 +135,8 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     return MPI_SUCCESS;
 }
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[],
-                                 int *outcount, int array_of_indices[],
-                                 MPI_Status array_of_statuses[])
+int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[])
 {
     const char *call = "MPI_Request_get_status_some";
     int live = 0, any_error = 0;

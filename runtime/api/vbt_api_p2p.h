@@ -122,7 +122,7 @@ int vbt_api_greq_cancel(vbt_request_t *req);
 void vbt_api_empty_status(MPI_Status *status);
 
 /* Start a buffered send (copied into the attached buffer); the request is complete already. */
-int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest,
-                        int tag, vbt_request_t **req_p);
+int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,
+                        vbt_request_t **req_p);
 
 #endif

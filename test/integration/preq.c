@@ -23,8 +23,8 @@ static void check_ints(const int *buf, int n, int seed, int src, int dst, const 
 {
     for (int i = 0; i < n; i++) {
         if (buf[i] != value(seed, src, dst, i))
-            FAIL("%s: element %d of %d from %d to %d (seed %d) is %d, expected %d", what, i, n,
-                 src, dst, seed, buf[i], value(seed, src, dst, i));
+            FAIL("%s: element %d of %d from %d to %d (seed %d) is %d, expected %d", what, i, n, src,
+                 dst, seed, buf[i], value(seed, src, dst, i));
     }
 }
 
@@ -539,8 +539,8 @@ static void test_part(void)
 {
     static const int geom[][3] = {
         /* send partitions, receive partitions, total ints */
-        {8, 4, 8000},   {4, 8, 8000},    {1, 1, 1},      {3, 7, 21 * 5},
-        {6, 2, 60000},  {2, 6, 120006},  {5, 5, 0},      {7, 1, 7 * 3333},
+        {8, 4, 8000},  {4, 8, 8000},   {1, 1, 1}, {3, 7, 21 * 5},
+        {6, 2, 60000}, {2, 6, 120006}, {5, 5, 0}, {7, 1, 7 * 3333},
     };
     enum { NPAIR = sizeof(geom) / sizeof(geom[0]) };
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -615,8 +615,8 @@ static void test_part(void)
                         seen++;
                         for (int i = p * per; i < (p + 1) * per; i++)
                             if (rbuf[c][i] != value(iter * 10 + c, left, rank, i))
-                                FAIL("pair %d partition %d arrived but element %d is %d", c, p,
-                                     i, rbuf[c][i]);
+                                FAIL("pair %d partition %d arrived but element %d is %d", c, p, i,
+                                     rbuf[c][i]);
                     }
                 }
             }
@@ -729,16 +729,15 @@ static void test_errors(void)
     EXPECT(MPI_Send_init(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD, &r), MPI_ERR_RANK);
     EXPECT(MPI_Recv_init(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &r), MPI_ERR_COUNT);
     EXPECT(MPI_Ssend_init(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD, &r), MPI_ERR_TAG);
-    EXPECT(MPI_Psend_init(buf, 2, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
-                          &r),
+    EXPECT(MPI_Psend_init(buf, 2, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r),
            MPI_ERR_RANK);
     EXPECT(MPI_Precv_init(buf, 2, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &r),
            MPI_ERR_TAG);
     EXPECT(MPI_Precv_init(buf, -1, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r),
            MPI_ERR_ARG);
-    EXPECT(MPI_Isendrecv(buf, 1, MPI_INT, 0, 0, buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD,
-                         &r),
-           MPI_ERR_TYPE);
+    EXPECT(
+        MPI_Isendrecv(buf, 1, MPI_INT, 0, 0, buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &r),
+        MPI_ERR_TYPE);
     CHECK(r == bogus);
     /* Start: null, not persistent, active already. */
     EXPECT(MPI_Start(&r), MPI_ERR_REQUEST);
@@ -831,7 +830,7 @@ static void test_errors(void)
 }
 
 static const mpitest_t tests[] = {
-    {"persist", test_persist},     {"modes", test_modes},       {"dtype", test_dtype},
+    {"persist", test_persist},     {"modes", test_modes},           {"dtype", test_dtype},
     {"isendrecv", test_isendrecv}, {"get_status", test_get_status}, {"greq", test_greq},
     {"part", test_part},           {"part_dtype", test_part_dtype}, {"errors", test_errors},
 };
