@@ -552,8 +552,9 @@ static void test_part(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     for (int c = 0; c < NPAIR; c++) {
         int total = geom[c][2];
-        /* two pairs share tag 1: they match in the order of their first starts */
-        int tag = c < 2 ? 1 : c;
+        /* pairs 0 and 2 share tag and communicator: they match in the order of their first
+         * starts */
+        int tag = c == 0 || c == 2 ? 1 : c + 10; /* 0 and 2 on one comm */
         MPI_Comm pc = c % 2 ? comm : MPI_COMM_WORLD;
         sbuf[c] = xmalloc(sizeof(int) * (size_t)total);
         rbuf[c] = xmalloc(sizeof(int) * (size_t)(total + 1));
@@ -707,6 +708,43 @@ static void test_part_dtype(void)
     free(rbuf);
 }
 
+/* A partition readied arrives while the sender holds the others back: the receiver sees it
+ * (and only it), then tells the sender to go on. */
+static void test_part_early(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, n = 8 * 4501;
+    int *sbuf = xmalloc(sizeof(int) * (size_t)n), *rbuf = xmalloc(sizeof(int) * (size_t)n);
+    MPI_Request s, r, go[2];
+    int token = 0, flag;
+
+    MPI_Psend_init(sbuf, 4, n / 4, MPI_INT, right, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &s);
+    MPI_Precv_init(rbuf, 8, n / 8, MPI_INT, left, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+    for (int iter = 0; iter < 5; iter++) {
+        fill_ints(sbuf, n, iter, rank, right);
+        memset(rbuf, 0, sizeof(int) * (size_t)n);
+        MPI_Start(&r);
+        MPI_Start(&s);
+        MPI_Irecv(&token, 1, MPI_INT, right, 4, MPI_COMM_WORLD, &go[0]);
+        MPI_Pready(0, s);
+        do
+            MPI_Parrived(r, 1, &flag); /* receiver partitions 0 and 1: sender partition 0 */
+        while (!flag);
+        check_ints(rbuf, n / 4, iter, left, rank, "early partition");
+        MPI_Parrived(r, 2, &flag);
+        CHECK(!flag);
+        MPI_Isend(&token, 1, MPI_INT, left, 4, MPI_COMM_WORLD, &go[1]);
+        MPI_Waitall(2, go, MPI_STATUSES_IGNORE);
+        MPI_Pready_range(1, 3, s);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Wait(&s, MPI_STATUS_IGNORE);
+        check_ints(rbuf, n, iter, left, rank, "partitioned after the early one");
+    }
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
+    free(sbuf);
+    free(rbuf);
+}
+
 /* ---- errors ---- */
 #define EXPECT(_call, _class)                                                                      \
     do {                                                                                           \
@@ -832,7 +870,8 @@ static void test_errors(void)
 static const mpitest_t tests[] = {
     {"persist", test_persist},     {"modes", test_modes},           {"dtype", test_dtype},
     {"isendrecv", test_isendrecv}, {"get_status", test_get_status}, {"greq", test_greq},
-    {"part", test_part},           {"part_dtype", test_part_dtype}, {"errors", test_errors},
+    {"part", test_part},           {"part_dtype", test_part_dtype}, {"part_early", test_part_early},
+    {"errors", test_errors},
 };
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
 set -u
 preq="$abs_top_builddir/test/integration/preq"
 fail=0
-all="persist modes dtype isendrecv get_status greq part part_dtype errors"
+all="persist modes dtype isendrecv get_status greq part part_dtype part_early errors"
 want=$(echo $all | wc -w)
 
 # run NRANKS [VAR=value ...]: every subtest must report ok.
