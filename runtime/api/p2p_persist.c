@@ -273,6 +273,8 @@ int vbt_api_free_other(MPI_Request *request, vbt_request_t *req)
                                    "before freeing it");
         vbt_part_destroy(req);
         break;
+    /* Nonblocking and persistent collectives (VBT_REQ_COLL) need a case of their own here and
+     * in vbt_api_cancel_other; vbt_api_finish_other handles them by their flags already. */
     default: /* persistent point-to-point, sendrecv: the operation still completes */
         let_go(req->x.child[0]);
         if (req->kind == VBT_REQ_SENDRECV)

@@ -196,12 +196,17 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     int rc;
 
     VBT_API_ENTER("MPI_Parrived");
+    if (request == MPI_REQUEST_NULL) { /* MPI-4.1 4.2.4: a null request's flag is true */
+        VBT_API_PTR(NULL, "MPI_Parrived", flag, "flag");
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     req = get_part("MPI_Parrived", request, 0, &rc);
     if (req == NULL)
         return rc;
     VBT_API_PTR(req->comm, "MPI_Parrived", flag, "flag");
     VBT_API_CHECK(check_partition("MPI_Parrived", req, partition, "argument partition"));
-    /* An inactive request's data is all there (its last epoch completed). */
+    /* Inactive: true, as the standard says (its last epoch's data is all there). */
     *flag = !(req->flags & VBT_REQF_ACTIVE) || vbt_part_arrived(req, partition);
     return MPI_SUCCESS;
 }

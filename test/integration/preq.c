@@ -831,6 +831,9 @@ static void test_errors(void)
     check_ints(into, 6, 1, rank, rank, "partitioned to self");
     MPI_Parrived(pr, 1, &flag);
     CHECK(flag); /* inactive */
+    flag = 0;
+    MPI_Parrived(MPI_REQUEST_NULL, 5, &flag);
+    CHECK(flag);
     MPI_Request_free(&ps);
     MPI_Request_free(&pr);
     /* Mismatched sizes: the receive fails and nothing of its buffer is written; the send
