@@ -802,6 +802,28 @@ static void test_errors(void)
     MPI_Recv(buf, 1, MPI_INT, rank, 32, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     EXPECT(MPI_Cancel(&s2[0]), MPI_ERR_REQUEST); /* inactive */
     MPI_Request_free(&s2[0]);
+    /* A persistent receive that truncates: MPI_ERR_IN_STATUS, the error in its status, the
+     * request kept (inactive) and good for the next start; nothing past its buffer written. */
+    {
+        int two[2] = {11, 12}, small[3] = {0, -4, -4};
+        MPI_Request pr2[2];
+        MPI_Status st2[2];
+        int idx;
+        MPI_Recv_init(small, 1, MPI_INT, rank, 33, MPI_COMM_WORLD, &pr2[0]);
+        MPI_Send_init(two, 2, MPI_INT, rank, 33, MPI_COMM_WORLD, &pr2[1]);
+        MPI_Startall(2, pr2);
+        EXPECT(MPI_Waitall(2, pr2, st2), MPI_ERR_IN_STATUS);
+        CHECK(st2[0].MPI_ERROR == MPI_ERR_TRUNCATE && st2[1].MPI_ERROR == MPI_SUCCESS);
+        CHECK(pr2[0] != MPI_REQUEST_NULL && small[0] == 11 && small[1] == -4);
+        MPI_Start(&pr2[0]);
+        MPI_Send(two, 1, MPI_INT, rank, 33, MPI_COMM_WORLD);
+        MPI_Waitany(2, pr2, &idx, &st2[0]); /* pr2[1] is inactive: only pr2[0] counts */
+        CHECK(idx == 0 && pr2[0] != MPI_REQUEST_NULL && st2[0].MPI_SOURCE == rank);
+        MPI_Waitany(2, pr2, &idx, &st2[0]);
+        CHECK(idx == MPI_UNDEFINED);
+        MPI_Request_free(&pr2[0]);
+        MPI_Request_free(&pr2[1]);
+    }
     /* Partitioned: range, twice, inactive, wrong side. */
     MPI_Request ps, pr;
     int data[6], into[6];
