@@ -715,6 +715,61 @@ VBT_MPI_DECL(int, Imrecv,
 VBT_MPI_DECL(int, Request_free, (MPI_Request *request));
 VBT_MPI_DECL(int, Cancel, (MPI_Request *request));
 VBT_MPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag));
+/* Persistent point-to-point (MPI-4.1 3.9). */
+VBT_MPI_DECL(int, Send_init,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Bsend_init,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ssend_init,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Rsend_init,
+             (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Recv_init,
+             (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Start, (MPI_Request *request));
+VBT_MPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
+VBT_MPI_DECL(int, Isendrecv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Isendrecv_replace,
+             (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+              int recvtag, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
+VBT_MPI_DECL(int, Request_get_status_any,
+             (int count, const MPI_Request array_of_requests[], int *indx, int *flag,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Request_get_status_all,
+             (int count, const MPI_Request array_of_requests[], int *flag,
+              MPI_Status array_of_statuses[]));
+VBT_MPI_DECL(int, Request_get_status_some,
+             (int incount, const MPI_Request array_of_requests[], int *outcount,
+              int array_of_indices[], MPI_Status array_of_statuses[]));
+/* Generalized requests (MPI-4.1 13.2) and the status setters (13.3). */
+VBT_MPI_DECL(int, Grequest_start,
+             (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+              MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request));
+VBT_MPI_DECL(int, Grequest_complete, (MPI_Request request));
+VBT_MPI_DECL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count));
+VBT_MPI_DECL(int, Status_set_elements_x,
+             (MPI_Status *status, MPI_Datatype datatype, MPI_Count count));
+VBT_MPI_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag));
+/* Partitioned communication (MPI-4.1 chapter 4). */
+VBT_MPI_DECL(int, Psend_init,
+             (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+VBT_MPI_DECL(int, Precv_init,
+             (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+              int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+VBT_MPI_DECL(int, Pready, (int partition, MPI_Request request));
+VBT_MPI_DECL(int, Pready_range, (int partition_low, int partition_high, MPI_Request request));
+VBT_MPI_DECL(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request));
+VBT_MPI_DECL(int, Parrived, (MPI_Request request, int partition, int *flag));
 VBT_MPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 VBT_MPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
 /* Deprecated in MPI-4.1 (use the _c variant); still part of the ABI. */

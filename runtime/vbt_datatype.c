@@ -745,6 +745,22 @@ size_t vbt_dtype_unpack(const vbt_dtype_t *t, void *buf, size_t count, size_t of
     return copy_packed(t, buf, count, offset, (char *)(uintptr_t)in, len, 1);
 }
 
+size_t vbt_dtype_elements_bytes(const vbt_dtype_t *t, size_t elements)
+{
+    size_t bytes, rest;
+
+    if (t->nelements == 0)
+        return 0;
+    bytes = elements / t->nelements * t->size;
+    rest = elements % t->nelements;
+    for (size_t i = 0; i < t->nruns && rest > 0; i++) {
+        size_t k = rest < t->runs[i].count ? rest : t->runs[i].count;
+        bytes += k * t->runs[i].size;
+        rest -= k;
+    }
+    return bytes;
+}
+
 MPI_Count vbt_dtype_elements(const vbt_dtype_t *t, size_t bytes)
 {
     size_t rest, n;

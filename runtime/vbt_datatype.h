@@ -125,6 +125,9 @@ size_t vbt_dtype_unpack(const vbt_dtype_t *t, void *buf, size_t count, size_t of
 /* Basic elements in bytes of packed data (whole elements and a partial one, as
  * MPI_Get_elements counts them), or MPI_UNDEFINED when bytes ends inside a basic element. */
 MPI_Count vbt_dtype_elements(const vbt_dtype_t *t, size_t bytes);
+/* The other way round: the packed bytes of the first elements basic elements of count of t's
+ * elements (MPI_Status_set_elements). */
+size_t vbt_dtype_elements_bytes(const vbt_dtype_t *t, size_t elements);
 
 /* Constructors: a new uncommitted derived type with one handle, or VBT_ERR_NO_MEMORY. Counts
  * and displacements are as MPI gives them, displacements in bytes (the API scales vector and

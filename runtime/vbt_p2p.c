@@ -74,6 +74,11 @@ vbt_p2p_state_t vbt_p2p;
 void vbt_p2p_request_done(vbt_request_t *req)
 {
     req->complete = 1;
+    if (unlikely(req->flags & VBT_REQF_NOTIFY)) { /* never bsend or freed */
+        req->next = vbt_p2p.notify;
+        vbt_p2p.notify = req;
+        return;
+    }
     if (req->flags & VBT_REQF_BSEND)
         vbt_bsend_release(req->bsend_block);
     if (req->flags & VBT_REQF_FREED)
@@ -96,6 +101,13 @@ int vbt_p2p_progress(void)
         vbt_p2p.in_hook = 1;
         n += vbt_p2p.hook(vbt_p2p.hook_arg);
         vbt_p2p.in_hook = 0;
+    }
+    while (unlikely(vbt_p2p.notify != NULL)) {
+        vbt_request_t *req = vbt_p2p.notify;
+        vbt_p2p.notify = req->next;
+        req->next = NULL;
+        req->x.notify.fn(req, req->x.notify.arg); /* may release req, post or send */
+        n++;
     }
     if (unlikely(vbt_p2p.failed != VBT_OK))
         return vbt_p2p.failed;

@@ -52,6 +52,9 @@ typedef struct {
     vbt_p2p_hook_fn *hook;
     void *hook_arg;
     int in_hook;
+    /* Completed requests that asked to be told (VBT_REQF_NOTIFY), linked by next: their
+     * functions run at the end of the progress call, outside the transports' handlers. */
+    struct vbt_request *notify;
     void *unexp_pool; /* free list of VBT_UNEXP_POOL_BLOCK buffers */
     vbt_unexp_t *unexp_free;
     void *scratch; /* one transport send's worth of packed non-contiguous data */

@@ -42,6 +42,8 @@ void vbt_request_release(vbt_request_t *req)
 {
     if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */
         vbt_dtype_unref(req->dtype);
+    if (unlikely(req->flags & VBT_REQF_TMPBUF)) /* MPI_Isendrecv_replace's packed copy */
+        free((void *)(uintptr_t)req->bsend_block);
     vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
 }
 

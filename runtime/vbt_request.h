@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_compiler.h"
 #include "vbt_objpool.h"
 #include "vbt_status.h"
 
@@ -22,6 +23,12 @@ typedef enum {
     VBT_REQ_SEND,
     VBT_REQ_RECV,
     VBT_REQ_CTRL, /* internal: a control message (ACK, CTS, FIN) waiting to go */
+    /* Requests made of other requests: complete when vbt_request_poll() says so. */
+    VBT_REQ_PSEND,    /* persistent send (MPI_Send_init & co): x.child[0] while active */
+    VBT_REQ_PRECV,    /* persistent receive (MPI_Recv_init) */
+    VBT_REQ_SENDRECV, /* MPI_Isendrecv(_replace): x.child[0] the send, [1] the receive */
+    VBT_REQ_GREQ,     /* generalized request: complete at MPI_Grequest_complete */
+    VBT_REQ_PART,     /* partitioned send or receive (vbt_part.h): x.part */
 } vbt_req_kind_t;
 
 enum {
@@ -34,6 +41,15 @@ enum {
     VBT_REQF_RNDV = 1u << 6,      /* send: goes by rendezvous; receive: matched one, awaits FIN */
     VBT_REQF_CTS = 1u << 7,       /* rendezvous send: the receiver's CTS arrived */
     VBT_REQF_STREAM = 1u << 8,    /* rendezvous send: the CTS asked for RDATA pieces */
+    /* Persistent requests of any kind: started many times, freed only by MPI_Request_free.
+     * Not ACTIVE: Wait/Test return at once with an empty status, and the array calls treat
+     * the request like MPI_REQUEST_NULL. */
+    VBT_REQF_PERSISTENT = 1u << 9,
+    VBT_REQF_ACTIVE = 1u << 10, /* persistent: started and not yet completed by Wait/Test */
+    VBT_REQF_TMPBUF = 1u << 11, /* bsend_block is a malloc'd temporary, freed with the request */
+    /* Send or receive: call x.notify.fn at the end of the progress call that completes it
+     * (vbt_p2p_progress), for composite requests that must act at once on a part. */
+    VBT_REQF_NOTIFY = 1u << 12,
 };
 
 typedef struct vbt_request {
@@ -70,6 +86,16 @@ typedef struct vbt_request {
     int status_tag;
     int status_error;
     size_t status_bytes;
+    /* The parts of a composite request (kinds PSEND and after). */
+    union {
+        struct vbt_request *child[2];
+        struct {
+            void (*fn)(struct vbt_request *req, void *arg);
+            void *arg;
+        } notify; /* VBT_REQF_NOTIFY, on a plain send or receive */
+        struct vbt_part *part;
+        struct vbt_greq *greq;
+    } x;
 } vbt_request_t;
 
 /* Every request lives here (vbt_request.c); only the lookups read it from outside. */
@@ -113,6 +139,21 @@ static inline vbt_request_t *vbt_request_get(MPI_Request handle)
 static inline vbt_request_t *vbt_request_of(MPI_Request handle)
 {
     return (vbt_request_t *)handle;
+}
+
+/* Composite requests (kinds from VBT_REQ_PSEND) complete when their parts do: poll checks the
+ * parts (after a progress call) and sets complete; returns it. vbt_request_poll.c. */
+int vbt_request_poll(vbt_request_t *req);
+static inline int vbt_request_done(vbt_request_t *req)
+{
+    if (likely(req->complete))
+        return 1;
+    return req->kind >= VBT_REQ_PSEND && vbt_request_poll(req);
+}
+/* A persistent request that is not active: like MPI_REQUEST_NULL for the array calls. */
+static inline int vbt_request_inactive(const vbt_request_t *req)
+{
+    return (req->flags & (VBT_REQF_PERSISTENT | VBT_REQF_ACTIVE)) == VBT_REQF_PERSISTENT;
 }
 
 /* Fill a user status from a completed request (status may be MPI_STATUS_IGNORE). */

@@ -66,15 +66,35 @@ void vbt_api_empty_status(MPI_Status *status)
     vbt_status_set_bytes(status, 0, 0);
 }
 
+vbt_status_t vbt_api_wait(vbt_request_t *req)
+{
+    vbt_backoff_t backoff;
+    int n;
+
+    if (likely(req->kind < VBT_REQ_PSEND))
+        return vbt_p2p_wait_flag(&req->complete);
+    vbt_backoff_init(&backoff);
+    while (!vbt_request_done(req)) {
+        n = vbt_p2p_progress();
+        if (n < 0)
+            return (vbt_status_t)n;
+        if (n == 0)
+            vbt_p2p_idle(&backoff);
+    }
+    return VBT_OK;
+}
+
 int vbt_api_complete(MPI_Request *request, MPI_Status *status)
 {
     vbt_request_t *req = vbt_request_of(*request); /* checked by the caller, or just made */
     vbt_status_t st;
     int err;
 
-    st = vbt_p2p_wait_flag(&req->complete);
+    st = vbt_api_wait(req);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(req->comm, "MPI_Wait", st);
+    if (unlikely(req->kind >= VBT_REQ_PSEND))
+        return vbt_api_finish_other(request, status);
     vbt_request_fill_status(req, status);
     err = req->status_error;
     vbt_request_release(req);

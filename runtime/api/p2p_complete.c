@@ -40,12 +40,15 @@ static int check_requests(const char *call, int count, MPI_Request requests[])
 }
 
 /* Finish a completed request: status out, free, handle nulled; returns its error class. Here and
- * below, handles were checked on entry (vbt_request_get, check_requests): vbt_request_of. */
+ * below, handles were checked on entry (vbt_request_get, check_requests): vbt_request_of.
+ * Persistent and generalized requests are finished by vbt_api_finish_other (p2p_persist.c). */
 static int finish(MPI_Request *request, MPI_Status *status)
 {
     vbt_request_t *req = vbt_request_of(*request);
     int err = req->status_error;
 
+    if (unlikely(req->kind >= VBT_REQ_PSEND))
+        return vbt_api_finish_other(request, status);
     vbt_request_fill_status(req, status);
     vbt_request_release(req);
     *request = MPI_REQUEST_NULL;
@@ -54,7 +57,13 @@ static int finish(MPI_Request *request, MPI_Status *status)
 
 static int is_done(MPI_Request r)
 {
-    return r == MPI_REQUEST_NULL || vbt_request_of(r)->complete;
+    return r == MPI_REQUEST_NULL || vbt_request_done(vbt_request_of(r));
+}
+
+/* Neither null nor an inactive persistent request: what the Any and Some calls look at. */
+static int is_live(MPI_Request r)
+{
+    return r != MPI_REQUEST_NULL && !vbt_request_inactive(vbt_request_of(r));
 }
 
 static int raise_request_error(const char *call, vbt_comm_t *c, int err)
@@ -103,12 +112,12 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     req = vbt_request_get(*request);
     if (unlikely(req == NULL))
         return bad_request("MPI_Test", -1);
-    if (!req->complete) {
+    if (!vbt_request_done(req)) {
         n = vbt_p2p_progress();
         if (n < 0)
             return vbt_api_failed(req->comm, "MPI_Test", (vbt_status_t)n);
     }
-    *flag = req->complete;
+    *flag = vbt_request_done(req);
     if (!*flag)
         return MPI_SUCCESS;
     c = req->comm;
@@ -145,7 +154,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
                 vbt_api_empty_status(&array_of_statuses[i]);
             continue;
         }
-        st = vbt_p2p_wait_flag(&vbt_request_of(array_of_requests[i])->complete);
+        st = vbt_api_wait(vbt_request_of(array_of_requests[i]));
         if (st != VBT_OK)
             return vbt_api_failed(NULL, "MPI_Waitall", st);
         finish_into(array_of_requests, i, array_of_statuses, &any_error, &err_comm);
@@ -194,10 +203,10 @@ static int find_done(int count, MPI_Request requests[])
 {
     int active = 0;
     for (int i = 0; i < count; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
+        if (!is_live(requests[i]))
             continue;
         active = 1;
-        if (vbt_request_of(requests[i])->complete)
+        if (vbt_request_done(vbt_request_of(requests[i])))
             return i;
     }
     return active ? -1 : -2;
@@ -289,7 +298,7 @@ static int some_common(const char *call, int incount, MPI_Request requests[], in
     }
     *outcount = 0;
     for (i = 0; i < incount; i++) {
-        if (requests[i] == MPI_REQUEST_NULL || !vbt_request_of(requests[i])->complete)
+        if (!is_live(requests[i]) || !vbt_request_done(vbt_request_of(requests[i])))
             continue;
         indices[*outcount] = i;
         /* Statuses are packed in completion order, like the indices. */
@@ -332,6 +341,8 @@ int PMPI_Request_free(MPI_Request *request)
     req = vbt_request_get(*request);
     if (req == NULL)
         return bad_request("MPI_Request_free", -1);
+    if (unlikely(req->kind >= VBT_REQ_PSEND))
+        return vbt_api_free_other(request, req);
     /* The operation still completes; the request goes back to the pool when it does. */
     if (req->complete)
         vbt_request_release(req);
@@ -350,6 +361,8 @@ int PMPI_Cancel(MPI_Request *request)
     req = vbt_request_get(*request);
     if (req == NULL)
         return bad_request("MPI_Cancel", -1);
+    if (unlikely(req->kind >= VBT_REQ_PSEND))
+        return vbt_api_cancel_other(req);
     /* Receives not yet matched are cancelled. A send has left (or is queued in order behind
      * others) and is not recalled: MPI allows cancellation to fail, and MPI-4 deprecates
      * cancelling sends. MPI_Test_cancelled then says false. */

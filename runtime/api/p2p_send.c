@@ -113,21 +113,15 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 
 /* Buffered: copy into the attached buffer and send from there; the caller's request completes
  * at once, the internal one frees its block when the data has left. */
-static int buffered_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request)
+static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_data_t *dp, int dest,
+                              int tag, MPI_Request *request)
 {
     vbt_request_t *req, *done;
-    size_t bytes = 0, largest = 0;
-    vbt_api_data_t d;
+    size_t bytes = dp->bytes, largest = 0;
+    vbt_api_data_t d = *dp;
     void *block;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
-    bytes = d.bytes;
-    VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
-    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
     if (dest == MPI_PROC_NULL) {
         block = NULL;
     } else {
@@ -174,6 +168,30 @@ static int buffered_send(const char *call, const void *buf, int count, MPI_Datat
         *request = (MPI_Request)done;
     }
     return MPI_SUCCESS;
+}
+
+static int buffered_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_data_t d;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
+    return buffered_send_data(call, c, &d, dest, tag, request);
+}
+
+int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,
+                        vbt_request_t **req_p)
+{
+    MPI_Request handle;
+    int rc = buffered_send_data(call, c, d, dest, tag, &handle);
+
+    if (rc == MPI_SUCCESS)
+        *req_p = vbt_request_of(handle);
+    return rc;
 }
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

@@ -104,7 +104,25 @@ static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, in
 
 /* Wait for one request, fill status, free it and null the handle; returns its error class. */
 int vbt_api_complete(MPI_Request *request, MPI_Status *status);
+/* Wait until req is complete, composite requests included (vbt_request_done). */
+vbt_status_t vbt_api_wait(vbt_request_t *req);
+
+/* The kinds from VBT_REQ_PSEND (persistent, sendrecv, partitioned, generalized): finish a
+ * completed one as Wait/Test do (persistent ones go inactive and keep their handle), free,
+ * cancel (p2p_persist.c); generalized requests' callbacks (greq.c). */
+int vbt_api_finish_other(MPI_Request *request, MPI_Status *status);
+int vbt_api_free_other(MPI_Request *request, vbt_request_t *req);
+int vbt_api_cancel_other(vbt_request_t *req);
+int vbt_api_greq_query(vbt_request_t *req, MPI_Status *status);
+int vbt_api_greq_finish(MPI_Request *request, MPI_Status *status);
+int vbt_api_greq_free(MPI_Request *request, vbt_request_t *req);
+int vbt_api_greq_cancel(vbt_request_t *req);
+
 /* The status of a null or inactive request. */
 void vbt_api_empty_status(MPI_Status *status);
+
+/* Start a buffered send (copied into the attached buffer); the request is complete already. */
+int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,
+                        vbt_request_t **req_p);
 
 #endif

@@ -33,12 +33,12 @@ unit="test/unit/check_config test/unit/check_objpool test/unit/check_error test/
   test/unit/check_datatype test/unit/check_op test/unit/check_coll_select test/unit/check_coll_util"
 native="test/integration/shm_p2p.sh test/integration/shm_rndv.sh test/integration/dtype.sh \
   test/integration/runtime_comm.sh test/integration/nbr.sh test/integration/errors.sh \
-  test/integration/runtime_op.sh"
+  test/integration/runtime_op.sh test/integration/preq.sh"
 # What those run: the sanitizer tree builds only these (mpirun, the two examples suite_p2p.sh
 # starts, the programs), not the other examples, the tools or the other tests' programs.
 programs="$unit launcher/mpirun examples/pingpong examples/ring test/integration/p2p \
   test/integration/rndv test/integration/dtype test/integration/comm test/integration/nbr \
-  test/integration/errors test/integration/op"
+  test/integration/errors test/integration/op test/integration/preq"
 
 # The inner makes are ours: not the outer make check's jobserver, TESTS or flags.
 unset MAKEFLAGS MFLAGS MAKELEVEL
