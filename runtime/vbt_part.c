@@ -14,6 +14,10 @@
 #define TAG_DATA(index) (-TAG_BASE - (1 << 30) - (int)(index))
 #define INDEX_MAX       (1u << 22) /* requests in the pool at most (vbt_request.c) */
 
+static void on_setup(vbt_request_t *setup, void *arg);
+static vbt_status_t pair(vbt_request_t *req);
+static vbt_status_t make_units(vbt_part_t *p, int units, size_t unit_bytes);
+
 static int index_of(const vbt_request_t *req)
 {
     return (int)vbt_objpool_index(&vbt_request_pool, req, sizeof(vbt_request_t));
@@ -64,6 +68,13 @@ vbt_status_t vbt_part_create(vbt_comm_t *comm, int is_send, void *buf, int parti
     req->status_source = MPI_ANY_SOURCE;
     req->status_tag = MPI_ANY_TAG;
     req->x.part = p;
+    if (peer != MPI_PROC_NULL) {
+        vbt_status_t st = pair(req);
+        if (st != VBT_OK) {
+            vbt_part_destroy(req);
+            return st;
+        }
+    }
     *req_p = req;
     return VBT_OK;
 
@@ -117,19 +128,16 @@ static void post_receives(vbt_request_t *req)
 
 static void reset_epoch(vbt_part_t *p)
 {
-    p->error = MPI_SUCCESS;
+    p->error = p->pair_error; /* a failed pairing fails every epoch */
     p->next = 0;
     memset(p->ready, 0, (size_t)p->partitions);
     if (p->unit_done != NULL)
         memset(p->unit_done, 0, (size_t)p->units);
 }
 
-static void on_setup(vbt_request_t *setup, void *arg);
-
 vbt_status_t vbt_part_start(vbt_request_t *req)
 {
     vbt_part_t *p = req->x.part;
-    vbt_status_t st;
 
     reset_epoch(p);
     req->complete = 0;
@@ -144,12 +152,20 @@ vbt_status_t vbt_part_start(vbt_request_t *req)
     }
     req->status_source = p->is_send ? MPI_ANY_SOURCE : req->peer;
     req->status_tag = p->is_send ? MPI_ANY_TAG : req->tag;
-    if (p->state == VBT_PART_MATCHED) {
-        if (!p->is_send)
-            post_receives(req);
-        return VBT_OK;
-    }
-    /* The first start pairs the two requests. */
+    /* A receive still waiting for its SETUP: on_setup posts the receives when it comes. */
+    if (!p->is_send && p->state == VBT_PART_MATCHED)
+        post_receives(req);
+    return VBT_OK;
+}
+
+/* Pair the request with its peer's, at initialization: MPI-4.1 4.2 matches partitioned
+ * requests in the order of their initialization calls, and one sender's SETUP messages to one
+ * (communicator, tag) cannot overtake each other, nor the receives posted for them. */
+static vbt_status_t pair(vbt_request_t *req)
+{
+    vbt_part_t *p = req->x.part;
+    vbt_status_t st;
+
     if (p->is_send) {
         p->setup_msg[0] = (uint64_t)p->partitions;
         p->setup_msg[1] = (uint64_t)p->part_bytes;
@@ -180,7 +196,8 @@ vbt_status_t vbt_part_start(vbt_request_t *req)
     return VBT_OK;
 }
 
-/* Receive side: the sender's SETUP arrived (decoded defensively). Post the epoch's receives. */
+/* Receive side: the sender's SETUP arrived (decoded defensively). Post the epoch's receives if
+ * the request is started (it may come before the first MPI_Start). */
 static void on_setup(vbt_request_t *setup, void *arg)
 {
     vbt_request_t *req = arg;
@@ -199,6 +216,7 @@ static void on_setup(vbt_request_t *setup, void *arg)
         vbt_error("partitioned receive from rank %d tag %d: the sender's setup message is "
                   "malformed; the request fails",
                   req->peer, req->tag);
+        p->pair_error = MPI_ERR_INTERN;
         set_error(p, MPI_ERR_INTERN);
         p->units = 0;
         return;
@@ -215,11 +233,13 @@ static void on_setup(vbt_request_t *setup, void *arg)
     }
     st = make_units(p, (int)units, (size_t)unit_bytes);
     if (st != VBT_OK) {
+        p->pair_error = vbt_status_to_errclass(st);
         fail(p, st);
         p->units = 0;
         return;
     }
-    post_receives(req);
+    if (req->flags & VBT_REQF_ACTIVE) /* else the start posts them */
+        post_receives(req);
 }
 
 static void send_ready(vbt_request_t *req)
@@ -335,8 +355,14 @@ void vbt_part_destroy(vbt_request_t *req)
 {
     vbt_part_t *p = req->x.part;
 
-    /* Inactive or complete: at most a sender's SETUP still under way; it finishes alone. */
+    /* Inactive or complete: at most a sender's SETUP still under way (it finishes alone), or a
+     * receive's SETUP receive that never matched (freed before its sender came: recalled, so
+     * that it neither takes another pair's SETUP nor calls back into this request). */
     if (p->setup != NULL) {
+        if (!p->is_send) {
+            p->setup->flags &= (uint16_t)~VBT_REQF_NOTIFY;
+            vbt_p2p_cancel(p->setup);
+        }
         if (p->setup->complete)
             vbt_request_release(p->setup);
         else

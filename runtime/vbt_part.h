@@ -1,15 +1,16 @@
 /* Partitioned communication (MPI-4.1 chapter 4) over the point-to-point protocols.
  *
- * A send and a receive pair up at their first start, by (communicator, source, tag): the sender
- * sends a SETUP message (its partitions, their size, and the tag its data goes on, unique to
- * the sending request). Every epoch then moves the sender's partitions as one message each,
- * in partition order, sent from MPI_Pready itself (so data moves without the sender waiting):
- * a partition readied out of order waits until those before it are ready, so that the
- * receiver, which posts one receive per sender partition, knows where each lands by the order
- * of the messages alone. The first epoch's data may arrive before the receiver has seen the
- * SETUP: it waits as unexpected messages do. Partition counts may differ between the sides:
- * the receiver maps its partitions onto the sender's by byte range. When the sizes disagree
- * the receiver drains the sender's messages into nothing and fails with MPI_ERR_TRUNCATE.
+ * A send and a receive pair up at initialization, by (communicator, source, tag) and then in the
+ * order of the initialization calls (MPI-4.1 4.2): MPI_Psend_init sends a SETUP message (its
+ * partitions, their size, and the tag its data goes on, unique to the sending request). Every epoch
+ * then moves the sender's partitions as one message each, in partition order, sent from MPI_Pready
+ * itself (so data moves without the sender waiting): a partition readied out of order waits until
+ * those before it are ready, so that the receiver, which posts one receive per sender partition,
+ * knows where each lands by the order of the messages alone. The first epoch's data may arrive
+ * before the receiver has seen the SETUP: it waits as unexpected messages do. Partition counts may
+ * differ between the sides: the receiver maps its partitions onto the sender's by byte range. When
+ * the sizes disagree the receiver drains the sender's messages into nothing and fails with
+ * MPI_ERR_TRUNCATE.
  *
  * Reserved tags, all on the point-to-point context and all negative, so that no user receive
  * (tags 0..MPI_TAG_UB; MPI_ANY_TAG accepts tags >= 0 only) or probe can see them and the
@@ -51,6 +52,7 @@ typedef struct vbt_part {
     int next;       /* send: the next unit to go; receive: units done */
     void *staging;  /* receive of a non-contiguous type: the packed data lands here */
     int error;      /* of this epoch (MPI error class) */
+    int pair_error; /* receive: the pairing failed (MPI error class): every epoch fails */
 } vbt_part_t;
 
 enum { VBT_PART_NEW, VBT_PART_SETUP, VBT_PART_MATCHED };

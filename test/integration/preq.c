@@ -745,6 +745,64 @@ static void test_part_early(void)
     free(rbuf);
 }
 
+/* Pairs match in the order of their initialization calls (MPI-4.1 4.2), not of their starts:
+ * two sends to one (communicator, tag) started in the reverse order of their inits, the
+ * receives in the order of theirs, each data set landing in the receive initialized alongside.
+ * Before them, a receive initialized and freed without a start, whose peer never comes, must take
+ * nothing of the pairs after it. */
+static void test_part_order(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, n = 3 * 1237;
+    int *sa = xmalloc(sizeof(int) * (size_t)n), *sb = xmalloc(sizeof(int) * (size_t)n);
+    int *ra = xmalloc(sizeof(int) * (size_t)n), *rb = xmalloc(sizeof(int) * (size_t)n);
+    int *junk = xmalloc(sizeof(int) * (size_t)n);
+    MPI_Request s[2], r[2], lone, all[4];
+
+    MPI_Precv_init(junk, 3, n / 3, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &lone);
+    CHECK(MPI_Request_free(&lone) == MPI_SUCCESS);
+    CHECK(lone == MPI_REQUEST_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Psend_init(sa, 3, n / 3, MPI_INT, right, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &s[0]);
+    MPI_Precv_init(ra, 1, n, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+    MPI_Psend_init(sb, 1, n, MPI_INT, right, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &s[1]);
+    MPI_Precv_init(rb, 3, n / 3, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]);
+    for (int iter = 0; iter < 4; iter++) {
+        fill_ints(sa, n, 100 + iter, rank, right);
+        fill_ints(sb, n, 200 + iter, rank, right);
+        memset(ra, 0, sizeof(int) * (size_t)n);
+        memset(rb, 0, sizeof(int) * (size_t)n);
+        if (iter % 2 == 0) {
+            MPI_Start(&s[1]);
+            MPI_Pready(0, s[1]);
+            MPI_Start(&s[0]);
+            MPI_Start(&r[0]);
+            MPI_Start(&r[1]);
+        } else {
+            MPI_Startall(2, r);
+            MPI_Start(&s[1]);
+            MPI_Start(&s[0]);
+            MPI_Pready(0, s[1]);
+        }
+        MPI_Pready_range(0, 2, s[0]);
+        all[0] = r[0];
+        all[1] = r[1];
+        all[2] = s[0];
+        all[3] = s[1];
+        CHECK(MPI_Waitall(4, all, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        check_ints(ra, n, 100 + iter, left, rank, "the first initialized pair");
+        check_ints(rb, n, 200 + iter, left, rank, "the second initialized pair");
+    }
+    for (int i = 0; i < 2; i++) {
+        MPI_Request_free(&s[i]);
+        MPI_Request_free(&r[i]);
+    }
+    free(sa);
+    free(sb);
+    free(ra);
+    free(rb);
+    free(junk);
+}
+
 /* ---- errors ---- */
 #define EXPECT(_call, _class)                                                                      \
     do {                                                                                           \
@@ -893,9 +951,16 @@ static void test_errors(void)
 }
 
 static const mpitest_t tests[] = {
-    {"persist", test_persist},     {"modes", test_modes},           {"dtype", test_dtype},
-    {"isendrecv", test_isendrecv}, {"get_status", test_get_status}, {"greq", test_greq},
-    {"part", test_part},           {"part_dtype", test_part_dtype}, {"part_early", test_part_early},
+    {"persist", test_persist},
+    {"modes", test_modes},
+    {"dtype", test_dtype},
+    {"isendrecv", test_isendrecv},
+    {"get_status", test_get_status},
+    {"greq", test_greq},
+    {"part", test_part},
+    {"part_dtype", test_part_dtype},
+    {"part_early", test_part_early},
+    {"part_order", test_part_order},
     {"errors", test_errors},
 };
 
