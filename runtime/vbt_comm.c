@@ -296,6 +296,35 @@ vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t 
     return status;
 }
 
+void vbt_comm_slots_free(uint64_t *bits)
+{
+    reap_zombies();
+    memcpy(bits, comms.free_slots, sizeof(comms.free_slots));
+}
+
+void vbt_comm_slots_reserve(const uint64_t *bits)
+{
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+        comms.free_slots[w] &= ~bits[w];
+}
+
+void vbt_comm_slots_unreserve(const uint64_t *bits)
+{
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+        comms.free_slots[w] |= bits[w];
+}
+
+vbt_status_t vbt_comm_create_on_slot(vbt_comm_t *parent, uint32_t slot, vbt_comm_t **comm_p)
+{
+    vbt_status_t status;
+
+    vbt_group_retain(parent->group);
+    status = comm_new(parent, parent->group, parent->rank, slot, comm_p);
+    if (status != VBT_OK)
+        vbt_group_release(parent->group);
+    return status;
+}
+
 vbt_status_t vbt_comm_create_group(vbt_comm_t *parent, vbt_group_t *group, int tag,
                                    vbt_comm_t **comm_p)
 {

@@ -22,6 +22,7 @@ typedef enum {
     VBT_REQ_SEND,
     VBT_REQ_RECV,
     VBT_REQ_CTRL, /* internal: a control message (ACK, CTS, FIN) waiting to go */
+    VBT_REQ_COLL, /* a nonblocking or persistent collective: sched is its schedule */
 } vbt_req_kind_t;
 
 enum {
@@ -34,6 +35,10 @@ enum {
     VBT_REQF_RNDV = 1u << 6,      /* send: goes by rendezvous; receive: matched one, awaits FIN */
     VBT_REQF_CTS = 1u << 7,       /* rendezvous send: the receiver's CTS arrived */
     VBT_REQF_STREAM = 1u << 8,    /* rendezvous send: the CTS asked for RDATA pieces */
+    /* Persistent (MPI_*_init): completion leaves the request allocated, inactive until the
+     * next MPI_Start; ACTIVE between a start and the Wait/Test that completes it. */
+    VBT_REQF_PERSISTENT = 1u << 9,
+    VBT_REQF_ACTIVE = 1u << 10,
 };
 
 typedef struct vbt_request {
@@ -70,7 +75,17 @@ typedef struct vbt_request {
     int status_tag;
     int status_error;
     size_t status_bytes;
+    /* VBT_REQ_COLL: the schedule, and what frees it when the request is released (set by the
+     * collectives, so the runtime calls no layer above it). */
+    void *sched;
+    void (*release_fn)(struct vbt_request *req);
 } vbt_request_t;
+
+/* An inactive persistent request (MPI: behaves as a null request in Wait/Test). */
+static inline int vbt_request_inactive(const vbt_request_t *req)
+{
+    return (req->flags & (VBT_REQF_PERSISTENT | VBT_REQF_ACTIVE)) == VBT_REQF_PERSISTENT;
+}
 
 /* Every request lives here (vbt_request.c); only the lookups read it from outside. */
 extern vbt_objpool_t vbt_request_pool;

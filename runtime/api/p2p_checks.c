@@ -75,9 +75,22 @@ int vbt_api_complete(MPI_Request *request, MPI_Status *status)
     st = vbt_p2p_wait_flag(&req->complete);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(req->comm, "MPI_Wait", st);
+    if (req->flags & VBT_REQF_PERSISTENT)
+        return vbt_api_persistent_done(req, status);
     vbt_request_fill_status(req, status);
     err = req->status_error;
     vbt_request_release(req);
     *request = MPI_REQUEST_NULL;
     return err;
+}
+
+int vbt_api_persistent_done(vbt_request_t *req, MPI_Status *status)
+{
+    if (!(req->flags & VBT_REQF_ACTIVE)) { /* inactive: as a null request, handle kept */
+        vbt_api_empty_status(status);
+        return MPI_SUCCESS;
+    }
+    req->flags &= (uint16_t)~VBT_REQF_ACTIVE;
+    vbt_request_fill_status(req, status);
+    return req->status_error;
 }

@@ -46,6 +46,8 @@ static int finish(MPI_Request *request, MPI_Status *status)
     vbt_request_t *req = vbt_request_of(*request);
     int err = req->status_error;
 
+    if (req->flags & VBT_REQF_PERSISTENT)
+        return vbt_api_persistent_done(req, status);
     vbt_request_fill_status(req, status);
     vbt_request_release(req);
     *request = MPI_REQUEST_NULL;
@@ -194,7 +196,7 @@ static int find_done(int count, MPI_Request requests[])
 {
     int active = 0;
     for (int i = 0; i < count; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
+        if (requests[i] == MPI_REQUEST_NULL || vbt_request_inactive(vbt_request_of(requests[i])))
             continue;
         active = 1;
         if (vbt_request_of(requests[i])->complete)
@@ -289,7 +291,8 @@ static int some_common(const char *call, int incount, MPI_Request requests[], in
     }
     *outcount = 0;
     for (i = 0; i < incount; i++) {
-        if (requests[i] == MPI_REQUEST_NULL || !vbt_request_of(requests[i])->complete)
+        if (requests[i] == MPI_REQUEST_NULL || !vbt_request_of(requests[i])->complete ||
+            vbt_request_inactive(vbt_request_of(requests[i])))
             continue;
         indices[*outcount] = i;
         /* Statuses are packed in completion order, like the indices. */
@@ -350,6 +353,10 @@ int PMPI_Cancel(MPI_Request *request)
     req = vbt_request_get(*request);
     if (req == NULL)
         return bad_request("MPI_Cancel", -1);
+    if (unlikely(req->kind == VBT_REQ_COLL))
+        return vbt_error_raise(req->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                               "argument request is a collective's (MPI_I* or MPI_*_init), "
+                               "which MPI does not allow to be cancelled: complete it");
     /* Receives not yet matched are cancelled. A send has left (or is queued in order behind
      * others) and is not recalled: MPI allows cancellation to fail, and MPI-4 deprecates
      * cancelling sends. MPI_Test_cancelled then says false. */

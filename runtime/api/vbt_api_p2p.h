@@ -104,6 +104,9 @@ static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, in
 
 /* Wait for one request, fill status, free it and null the handle; returns its error class. */
 int vbt_api_complete(MPI_Request *request, MPI_Status *status);
+/* Completion of a persistent request (VBT_REQF_PERSISTENT): it becomes inactive and keeps its
+ * handle; an inactive one gives an empty status. Returns its error class. */
+int vbt_api_persistent_done(vbt_request_t *req, MPI_Status *status);
 /* The status of a null or inactive request. */
 void vbt_api_empty_status(MPI_Status *status);
 
