@@ -7,7 +7,8 @@
  * VBT_IDUP_OFFER of the slots in that AND that are still free, and reserves them (they leave its
  * free bitmap, so no other agreement takes them) until the second AND ends. Its lowest slot is
  * then free and reserved at every member; the rest go back. An empty second AND (the members'
- * communicators moved meanwhile) starts both phases again. */
+ * communicators moved meanwhile, or a member was inside a blocking agreement, whose snapshot
+ * of free slots must not be reserved under it) starts both phases again. */
 #include "vbt_sched.h"
 #include "vbt_log.h"
 
@@ -44,7 +45,7 @@ static vbt_status_t make_offer(vbt_sched_t *s, void *arg)
     int left = VBT_IDUP_OFFER;
 
     (void)s;
-    vbt_comm_slots_free(now);
+    vbt_comm_slots_offerable(now);
     for (int w = 0; w < VBT_COMM_SLOT_WORDS; w++) {
         uint64_t b = d->hint[w] & now[w], keep = 0;
         while (b != 0 && left > 0) {

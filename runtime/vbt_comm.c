@@ -42,6 +42,7 @@ static struct {
     uint64_t free_slots[BITMAP_WORDS]; /* 1: free on this process */
     vbt_comm_t *placeholder[VBT_COMM_MAX];
     vbt_comm_t *zombies; /* freed by the application, still used by requests */
+    int agreeing;        /* blocking slot agreements in progress (nested in their waits) */
     vbt_group_t *self_group;
 } comms;
 
@@ -245,7 +246,10 @@ static vbt_status_t agree_slot(const vbt_agree_t *a, uint32_t *slot_p)
 
     reap_zombies();
     memcpy(bits, comms.free_slots, sizeof(bits));
+    /* While we wait, a nonblocking agreement must not reserve a slot of our snapshot. */
+    comms.agreeing++;
     status = vbt_agree_and(a, bits, BITMAP_WORDS);
+    comms.agreeing--;
     if (status != VBT_OK)
         return status;
     for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
@@ -300,6 +304,15 @@ void vbt_comm_slots_free(uint64_t *bits)
 {
     reap_zombies();
     memcpy(bits, comms.free_slots, sizeof(comms.free_slots));
+}
+
+void vbt_comm_slots_offerable(uint64_t *bits)
+{
+    if (comms.agreeing > 0) {
+        memset(bits, 0, sizeof(comms.free_slots));
+        return;
+    }
+    vbt_comm_slots_free(bits);
 }
 
 void vbt_comm_slots_reserve(const uint64_t *bits)

@@ -119,6 +119,9 @@ void vbt_comm_free(vbt_comm_t *comm);
  * one bit per slot, 1 for free. */
 #define VBT_COMM_SLOT_WORDS (VBT_COMM_MAX / 64)
 void vbt_comm_slots_free(uint64_t *bits);
+/* The free slots a nonblocking agreement may reserve now: none while a blocking agreement of
+ * this process is in progress (its snapshot of the free slots must stay free until it ends). */
+void vbt_comm_slots_offerable(uint64_t *bits);
 /* Take the slots set in bits out of the free ones (they must be free), or give them back. */
 void vbt_comm_slots_reserve(const uint64_t *bits);
 void vbt_comm_slots_unreserve(const uint64_t *bits);
