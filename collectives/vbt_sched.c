@@ -41,7 +41,8 @@ struct vbt_sched {
     int n, cap;
     int cur, end; /* the round in flight: steps [cur, end) */
     int active;
-    int busy; /* advance() is running on it (a post may progress, which runs the hook) */
+    int busy;    /* advance() is running on it (a post may progress, which runs the hook) */
+    int aborted; /* a step could not be started: the rest are not */
     vbt_status_t status;
     tmp_t *tmps;
     int ntmp, captmp;
@@ -104,6 +105,7 @@ vbt_sched_t *vbt_sched_create(vbt_comm_t *comm)
     s->n = s->cur = s->end = 0;
     s->active = 0;
     s->busy = 0;
+    s->aborted = 0;
     s->status = VBT_OK;
     s->ntmp = s->nheld = s->nops = 0;
     s->state = NULL;
@@ -413,7 +415,9 @@ static int advance(vbt_sched_t *s)
             s->busy = 0;
             return 0;
         }
-        if (s->status != VBT_OK || s->cur == s->n) {
+        /* A message that did not fit (status set, not aborted) does not stop the schedule:
+         * its peers still get what they wait for, and the request reports the error. */
+        if (s->aborted || s->cur == s->n) {
             s->busy = 0;
             complete(s); /* may free s */
             return 1;
@@ -423,6 +427,7 @@ static int advance(vbt_sched_t *s)
             s->end = i + 1;
             if (st != VBT_OK) {
                 s->status = st;
+                s->aborted = 1;
                 abort_round(s);
                 break;
             }
@@ -490,6 +495,7 @@ vbt_status_t vbt_coll_start(vbt_request_t *req)
 
     s->cur = s->end = 0;
     s->status = VBT_OK;
+    s->aborted = 0;
     req->complete = 0;
     req->status_error = MPI_SUCCESS;
     if (req->flags & VBT_REQF_PERSISTENT)
