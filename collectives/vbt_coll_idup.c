@@ -102,8 +102,8 @@ static vbt_status_t append(vbt_sched_t *s, idup_t *d)
     if (vbt_sched_call(s, take_snapshot, d) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
-    if (vbt_sched_allreduce(s, d->parent, MPI_IN_PLACE, d->hint, VBT_COMM_SLOT_WORDS,
-                            MPI_UINT64_T, band) != VBT_OK)
+    if (vbt_sched_allreduce(s, d->parent, MPI_IN_PLACE, d->hint, VBT_COMM_SLOT_WORDS, MPI_UINT64_T,
+                            band) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
     if (vbt_sched_call(s, make_offer, d) != VBT_OK)

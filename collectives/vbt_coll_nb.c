@@ -199,9 +199,9 @@ static void *vaddr(const void *buf, const int *displs, MPI_Datatype dt, int byte
 
 typedef struct {
     const void *buf;
-    size_t count;         /* when counts is NULL */
-    const int *counts;    /* per rank, or NULL */
-    const int *displs;    /* per rank (elements, bytes when dts), or NULL: block i at i * count */
+    size_t count;      /* when counts is NULL */
+    const int *counts; /* per rank, or NULL */
+    const int *displs; /* per rank (elements, bytes when dts), or NULL: block i at i * count */
     MPI_Datatype dt;
     const MPI_Datatype *dts;
 } side_t;
@@ -304,8 +304,7 @@ static vbt_status_t build_allgather(vbt_sched_t *s, vbt_comm_t *c, const side_t 
         int sb = (me - k + n) % n, rb = (me - k - 1 + n) % n;
         TRY(vbt_sched_recv(s, side_addr(r, rb), side_count(r, rb), side_type(r, rb),
                            (me - 1 + n) % n));
-        TRY(vbt_sched_send(s, side_addr(r, sb), side_count(r, sb), side_type(r, sb),
-                           (me + 1) % n));
+        TRY(vbt_sched_send(s, side_addr(r, sb), side_count(r, sb), side_type(r, sb), (me + 1) % n));
         vbt_sched_round(s);
     }
     return VBT_OK;
@@ -503,34 +502,51 @@ static vbt_status_t build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
         return build_bcast(s, c, a->rbuf, a->rcount, a->rdt, a->root);
     case VBT_COLL_GATHER:
     case VBT_COLL_GATHERV: {
-        side_t r = {.buf = a->rbuf, .count = a->rcount, .counts = a->rcounts,
-                    .displs = a->rdispls, .dt = a->rdt};
+        side_t r = {.buf = a->rbuf,
+                    .count = a->rcount,
+                    .counts = a->rcounts,
+                    .displs = a->rdispls,
+                    .dt = a->rdt};
         if (me == a->root && a->sbuf == MPI_IN_PLACE)
             return build_gather(s, c, MPI_IN_PLACE, 0, MPI_BYTE, &r, a->root);
         return build_gather(s, c, a->sbuf, a->scount, a->sdt, &r, a->root);
     }
     case VBT_COLL_SCATTER:
     case VBT_COLL_SCATTERV: {
-        side_t x = {.buf = a->sbuf, .count = a->scount, .counts = a->scounts,
-                    .displs = a->sdispls, .dt = a->sdt};
+        side_t x = {.buf = a->sbuf,
+                    .count = a->scount,
+                    .counts = a->scounts,
+                    .displs = a->sdispls,
+                    .dt = a->sdt};
         return build_scatter(s, c, &x, a->rbuf, a->rcount, a->rdt, a->root);
     }
     case VBT_COLL_ALLGATHER:
     case VBT_COLL_ALLGATHERV: {
-        side_t r = {.buf = a->rbuf, .count = a->rcount, .counts = a->rcounts,
-                    .displs = a->rdispls, .dt = a->rdt};
+        side_t r = {.buf = a->rbuf,
+                    .count = a->rcount,
+                    .counts = a->rcounts,
+                    .displs = a->rdispls,
+                    .dt = a->rdt};
         if (a->sbuf != MPI_IN_PLACE)
-            TRY(vbt_sched_copy(s, a->sbuf, a->scount, a->sdt, side_addr(&r, me),
-                               side_count(&r, me), a->rdt));
+            TRY(vbt_sched_copy(s, a->sbuf, a->scount, a->sdt, side_addr(&r, me), side_count(&r, me),
+                               a->rdt));
         return build_allgather(s, c, &r);
     }
     case VBT_COLL_ALLTOALL:
     case VBT_COLL_ALLTOALLV:
     case VBT_COLL_ALLTOALLW: {
-        side_t r = {.buf = a->rbuf, .count = a->rcount, .counts = a->rcounts,
-                    .displs = a->rdispls, .dt = a->rdt, .dts = a->rdts};
-        side_t x = {.buf = a->sbuf, .count = a->scount, .counts = a->scounts,
-                    .displs = a->sdispls, .dt = a->sdt, .dts = a->sdts};
+        side_t r = {.buf = a->rbuf,
+                    .count = a->rcount,
+                    .counts = a->rcounts,
+                    .displs = a->rdispls,
+                    .dt = a->rdt,
+                    .dts = a->rdts};
+        side_t x = {.buf = a->sbuf,
+                    .count = a->scount,
+                    .counts = a->scounts,
+                    .displs = a->sdispls,
+                    .dt = a->sdt,
+                    .dts = a->sdts};
         if (a->sbuf == MPI_IN_PLACE) {
             TRY(dup_side(s, c, &r, &x));
             vbt_sched_round(s);
@@ -539,8 +555,8 @@ static vbt_status_t build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
         return build_alltoall(s, c, &x, &r);
     }
     case VBT_COLL_REDUCE:
-        return build_reduce(s, c, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf,
-                            a->rcount, a->rdt, a->op, a->root);
+        return build_reduce(s, c, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf, a->rcount,
+                            a->rdt, a->op, a->root);
     case VBT_COLL_ALLREDUCE:
         return vbt_sched_allreduce(s, c, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op);
     case VBT_COLL_REDUCE_SCATTER:
@@ -557,11 +573,21 @@ static vbt_status_t build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
     case VBT_COLL_NEIGHBOR_ALLTOALLV:
     case VBT_COLL_NEIGHBOR_ALLTOALLW: {
         int gather = kind == VBT_COLL_NEIGHBOR_ALLGATHER || kind == VBT_COLL_NEIGHBOR_ALLGATHERV;
-        nside_t x = {.buf = a->sbuf, .count = a->scount, .dt = a->sdt, .counts = a->scounts,
-                     .displs = gather ? NULL : a->sdispls, .bdispls = a->sbdispls,
-                     .dts = a->sdts, .same = gather};
-        nside_t r = {.buf = a->rbuf, .count = a->rcount, .dt = a->rdt, .counts = a->rcounts,
-                     .displs = a->rdispls, .bdispls = a->rbdispls, .dts = a->rdts};
+        nside_t x = {.buf = a->sbuf,
+                     .count = a->scount,
+                     .dt = a->sdt,
+                     .counts = a->scounts,
+                     .displs = gather ? NULL : a->sdispls,
+                     .bdispls = a->sbdispls,
+                     .dts = a->sdts,
+                     .same = gather};
+        nside_t r = {.buf = a->rbuf,
+                     .count = a->rcount,
+                     .dt = a->rdt,
+                     .counts = a->rcounts,
+                     .displs = a->rdispls,
+                     .bdispls = a->rbdispls,
+                     .dts = a->rdts};
         return build_neighbor(s, c, &x, &r);
     }
     }

@@ -38,7 +38,7 @@
 
 #define VBT_SCHED_TAG_BASE 0x40000000
 #define VBT_SCHED_TAG_MASK 0x00ffffff
-#define VBT_SCHED_TAG_ALT 0x01000000
+#define VBT_SCHED_TAG_ALT  0x01000000
 
 typedef struct vbt_sched vbt_sched_t;
 /* A step's function: VBT_OK, or a failure that ends the schedule with it. It may append steps

@@ -56,7 +56,7 @@ typedef struct {
     } hooks[VBT_P2P_HOOKS_MAX];
     int nhooks;
     vbt_p2p_hook_fn *rma_hook; /* vbt_p2p_set_hook's */
-    void *unexp_pool; /* free list of VBT_UNEXP_POOL_BLOCK buffers */
+    void *unexp_pool;          /* free list of VBT_UNEXP_POOL_BLOCK buffers */
     vbt_unexp_t *unexp_free;
     void *scratch; /* one transport send's worth of packed non-contiguous data */
     size_t scratch_len;

@@ -41,7 +41,9 @@ static int check_recv_v(vbt_comm_t *c, const char *call, const void *recvbuf, co
     return vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, any, recvtype);
 }
 
-static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Gather";
     vbt_status_t st;
@@ -60,7 +62,14 @@ static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              c->rank == root ? recvbuf : NULL, c->rank == root,
                              "which MPI_Gather allows at the root only"));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_GATHER, &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = (size_t)recvcount, .rdt = recvtype, .root = root});
+        return vbt_api_coll_post(c, nb, VBT_COLL_GATHER,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_gather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                          recvtype, root);
     if (unlikely(st != VBT_OK))
@@ -68,26 +77,33 @@ static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return MPI_SUCCESS;
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
 }
 
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Igather", 0, MPI_INFO_NULL, request};
 
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Gather_init", 1, info, request};
 
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
-static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Gatherv";
     vbt_status_t st;
@@ -101,7 +117,15 @@ static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                              c->rank == root ? recvbuf : NULL, c->rank == root,
                              "which MPI_Gatherv allows at the root only"));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_GATHERV, &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root});
+        return vbt_api_coll_post(c, nb, VBT_COLL_GATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_gatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
                           recvtype, root);
     if (unlikely(st != VBT_OK))
@@ -109,26 +133,37 @@ static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     return MPI_SUCCESS;
 }
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
 {
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, NULL);
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, NULL);
 }
 
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Igatherv", 0, MPI_INFO_NULL, request};
 
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &nb);
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, &nb);
 }
 
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Gatherv_init", 1, info, request};
 
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &nb);
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, &nb);
 }
 
-static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Allgather";
     vbt_status_t st;
@@ -138,7 +173,13 @@ static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendty
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHER, &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcount = (size_t)recvcount, .rdt = recvtype});
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHER,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype});
     st = vbt_coll_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                             recvtype);
     if (unlikely(st != VBT_OK))
@@ -146,26 +187,32 @@ static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendty
     return MPI_SUCCESS;
 }
 
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iallgather", 0, MPI_INFO_NULL, request};
 
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
 
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Allgather_init", 1, info, request};
 
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
 
-static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Allgatherv";
     vbt_status_t st;
@@ -175,7 +222,14 @@ static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendt
     VBT_API_CHECK(check_recv_v(c, call, recvbuf, recvcounts, displs, recvtype));
     VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype, recvbuf, 1, NULL));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHERV, &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype});
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype});
     st = vbt_coll_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
                              recvtype);
     if (unlikely(st != VBT_OK))
@@ -183,21 +237,30 @@ static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendt
     return MPI_SUCCESS;
 }
 
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
 {
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL);
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          NULL);
 }
 
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iallgatherv", 0, MPI_INFO_NULL, request};
 
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &nb);
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          &nb);
 }
 
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Allgatherv_init", 1, info, request};
 
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &nb);
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          &nb);
 }

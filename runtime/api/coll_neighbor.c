@@ -96,36 +96,50 @@ static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, vbt_co
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
     if (nb != NULL)
-        return vbt_api_coll_post(
-            c, nb, kind,
-            &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype,
-                               .rbuf = recvbuf, .rcount = (size_t)recvcount, .rdt = recvtype});
+        return vbt_api_coll_post(c, nb, kind,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype});
     st = coll(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_blocks("MPI_Neighbor_allgather", vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks("MPI_Neighbor_allgather", vbt_coll_neighbor_allgather,
+                           VBT_COLL_NEIGHBOR_ALLGATHER, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
 }
 
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_allgather", 0, MPI_INFO_NULL, request};
 
-    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_allgather_init", 1, info, request};
 
-    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Neighbor_allgatherv";
     int indegree, outdegree;
@@ -141,7 +155,14 @@ static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datat
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL && sendcount > 0))
         return vbt_api_coll_aliased(c, call);
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLGATHERV, &(vbt_coll_args_t){.sbuf = sendbuf, .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype});
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLGATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype});
     st = vbt_coll_neighbor_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts,
                                       displs, recvtype);
     if (unlikely(st != VBT_OK))
@@ -149,45 +170,67 @@ static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datat
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL);
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, NULL);
 }
 
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_allgatherv", 0, MPI_INFO_NULL, request};
 
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &nb);
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, &nb);
 }
 
-int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_allgatherv_init", 1, info, request};
 
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &nb);
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, &nb);
 }
 
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_blocks("MPI_Neighbor_alltoall", vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks("MPI_Neighbor_alltoall", vbt_coll_neighbor_alltoall,
+                           VBT_COLL_NEIGHBOR_ALLTOALL, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
 }
 
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_alltoall", 0, MPI_INFO_NULL, request};
 
-    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoall_init", 1, info, request};
 
-    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallv";
     int indegree, outdegree;
@@ -204,7 +247,15 @@ static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], c
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
         return vbt_api_coll_aliased(c, call);
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLV, &(vbt_coll_args_t){.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype});
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sdispls = sdispls,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = rdispls,
+                                                    .rdt = recvtype});
     st = vbt_coll_neighbor_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                      rdispls, recvtype);
     if (unlikely(st != VBT_OK))
@@ -212,23 +263,34 @@ static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], c
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL);
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, NULL);
 }
 
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallv", 0, MPI_INFO_NULL, request};
 
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &nb);
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, &nb);
 }
 
-int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoallv_init", 1, info, request};
 
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &nb);
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, &nb);
 }
 
 /* w's arrays besides the counts: byte displacements and datatypes, present when n > 0. */
@@ -246,7 +308,11 @@ static int check_w_arrays(vbt_comm_t *c, const char *call, int n, const MPI_Aint
     return MPI_SUCCESS;
 }
 
-static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, const vbt_api_nb_t *nb)
+static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallw";
     int indegree, outdegree;
@@ -265,7 +331,15 @@ static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[], c
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
         return vbt_api_coll_aliased(c, call);
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLW, &(vbt_coll_args_t){.sbuf = sendbuf, .scounts = sendcounts, .sbdispls = sdispls, .sdts = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rbdispls = rdispls, .rdts = recvtypes});
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLW,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sbdispls = sdispls,
+                                                    .sdts = sendtypes,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rbdispls = rdispls,
+                                                    .rdts = recvtypes});
     st = vbt_coll_neighbor_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes);
     if (unlikely(st != VBT_OK))
@@ -273,21 +347,33 @@ static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[], c
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL);
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, NULL);
 }
 
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallw", 0, MPI_INFO_NULL, request};
 
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &nb);
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, &nb);
 }
 
-int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoallw_init", 1, info, request};
 
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &nb);
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, &nb);
 }

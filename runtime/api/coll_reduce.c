@@ -62,8 +62,10 @@ static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
     if (nb != NULL)
         return vbt_api_coll_post(c, nb, kind,
-                                 &(vbt_coll_args_t){.sbuf = sendbuf, .rbuf = recvbuf,
-                                                    .rcount = (size_t)count, .rdt = datatype,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)count,
+                                                    .rdt = datatype,
                                                     .op = o});
     st = coll(c, sendbuf, recvbuf, (size_t)count, datatype, o);
     if (unlikely(st != VBT_OK))
@@ -71,7 +73,8 @@ static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind
     return MPI_SUCCESS;
 }
 
-static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Reduce";
     const vbt_op_t *o;
@@ -91,52 +94,69 @@ static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         VBT_API_CHECK(vbt_api_coll_check_op(c, call, op, datatype, &o));
     }
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE, &(vbt_coll_args_t){.sbuf = sendbuf, .rbuf = recvbuf, .rcount = (size_t)count, .rdt = datatype, .op = o, .root = root});
+        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)count,
+                                                    .rdt = datatype,
+                                                    .op = o,
+                                                    .root = root});
     st = vbt_coll_reduce(c, sendbuf, recvbuf, (size_t)count, datatype, o, root);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
 {
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ireduce", 0, MPI_INFO_NULL, request};
 
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
 }
 
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Reduce_init", 1, info, request};
 
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, VBT_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, VBT_COLL_ALLREDUCE, NULL, sendbuf,
+                             recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iallreduce", 0, MPI_INFO_NULL, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }
 
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Allreduce_init", 1, info, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }
 
-static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Reduce_scatter";
     const vbt_op_t *o;
@@ -154,33 +174,42 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recv
                                     sendbuf == MPI_IN_PLACE ? clamp(total) : recvcounts[c->rank],
                                     datatype, op, &o));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE_SCATTER, &(vbt_coll_args_t){.sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts, .rdt = datatype, .op = o});
+        return vbt_api_coll_post(
+            c, nb, VBT_COLL_REDUCE_SCATTER,
+            &(vbt_coll_args_t){
+                .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts, .rdt = datatype, .op = o});
     st = vbt_coll_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, o);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
 }
 
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ireduce_scatter", 0, MPI_INFO_NULL, request};
 
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
 }
 
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Reduce_scatter_init", 1, info, request};
 
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
 }
 
-static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Reduce_scatter_block";
     const vbt_op_t *o;
@@ -197,66 +226,88 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recv
                                     sendbuf == MPI_IN_PLACE ? clamp(total) : recvcount, datatype,
                                     op, &o));
     if (nb != NULL)
-        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE_SCATTER_BLOCK, &(vbt_coll_args_t){.sbuf = sendbuf, .rbuf = recvbuf, .rcount = (size_t)recvcount, .rdt = datatype, .op = o});
+        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE_SCATTER_BLOCK,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = datatype,
+                                                    .op = o});
     st = vbt_coll_reduce_scatter_block(c, sendbuf, recvbuf, (size_t)recvcount, datatype, o);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
 }
 
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ireduce_scatter_block", 0, MPI_INFO_NULL, request};
 
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
 }
 
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Reduce_scatter_block_init", 1, info, request};
 
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
 }
 
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Scan", vbt_coll_scan, VBT_COLL_SCAN, NULL, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere("MPI_Scan", vbt_coll_scan, VBT_COLL_SCAN, NULL, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }
 
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iscan", 0, MPI_INFO_NULL, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
 }
 
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Scan_init", 1, info, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
 }
 
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, VBT_COLL_EXSCAN, NULL, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, VBT_COLL_EXSCAN, NULL, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }
 
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iexscan", 0, MPI_INFO_NULL, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }
 
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Exscan_init", 1, info, request};
 
-    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf, count, datatype, op, comm);
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }

@@ -87,8 +87,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return idup_common("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
 }
 
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
-                             MPI_Request *request)
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     return idup_common("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
 }

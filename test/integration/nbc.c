@@ -190,8 +190,7 @@ static void t_gather(MPI_Comm comm, int c, int pers, int v)
         for (int i = 0; i < total; i++)
             r[i] = -1;
         if (v)
-            POST(pers, it, req,
-                 MPI_Igatherv(s, sc, MPI_INT, r, rc, dp, MPI_INT, root, comm, &req),
+            POST(pers, it, req, MPI_Igatherv(s, sc, MPI_INT, r, rc, dp, MPI_INT, root, comm, &req),
                  MPI_Gatherv_init(s, sc, MPI_INT, r, rc, dp, MPI_INT, root, comm, MPI_INFO_NULL,
                                   &req));
         else
@@ -203,8 +202,8 @@ static void t_gather(MPI_Comm comm, int c, int pers, int v)
         for (int j = 0; j < n; j++) {
             int bc = v ? rc[j] : c, bd = v ? dp[j] : j * c;
             for (int i = 0; i < bc; i++)
-                EXPECT(r[bd + i], V(j, i, it), "gather%s count %d block %d i %d", v ? "v" : "",
-                       c, j, i);
+                EXPECT(r[bd + i], V(j, i, it), "gather%s count %d block %d i %d", v ? "v" : "", c,
+                       j, i);
             if (v && j < n - 1)
                 EXPECT(r[bd + bc], -1, "gatherv wrote into a gap");
         }
@@ -240,8 +239,8 @@ static void t_scatter(MPI_Comm comm, int c, int pers, int v)
         if (v)
             POST(pers, it, req,
                  MPI_Iscatterv(s, sc, dp, MPI_INT, r, rcnt, MPI_INT, root, comm, &req),
-                 MPI_Scatterv_init(s, sc, dp, MPI_INT, r, rcnt, MPI_INT, root, comm,
-                                   MPI_INFO_NULL, &req));
+                 MPI_Scatterv_init(s, sc, dp, MPI_INT, r, rcnt, MPI_INT, root, comm, MPI_INFO_NULL,
+                                   &req));
         else
             POST(pers, it, req, MPI_Iscatter(s, c, MPI_INT, r, c, MPI_INT, root, comm, &req),
                  MPI_Scatter_init(s, c, MPI_INT, r, c, MPI_INT, root, comm, MPI_INFO_NULL, &req));
@@ -279,8 +278,7 @@ static void t_allgather(MPI_Comm comm, int c, int pers, int v, int inplace)
         }
         const void *sb = inplace ? MPI_IN_PLACE : s;
         if (v)
-            POST(pers, it, req,
-                 MPI_Iallgatherv(sb, sc, MPI_INT, r, rc, dp, MPI_INT, comm, &req),
+            POST(pers, it, req, MPI_Iallgatherv(sb, sc, MPI_INT, r, rc, dp, MPI_INT, comm, &req),
                  MPI_Allgatherv_init(sb, sc, MPI_INT, r, rc, dp, MPI_INT, comm, MPI_INFO_NULL,
                                      &req));
         else
@@ -344,8 +342,7 @@ static void t_alltoall(MPI_Comm comm, int c, int pers, int kind, int inplace)
             POST(pers, it, req, MPI_Ialltoall(sb, c, MPI_INT, r, c, MPI_INT, comm, &req),
                  MPI_Alltoall_init(sb, c, MPI_INT, r, c, MPI_INT, comm, MPI_INFO_NULL, &req));
         else if (kind == 1)
-            POST(pers, it, req,
-                 MPI_Ialltoallv(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm, &req),
+            POST(pers, it, req, MPI_Ialltoallv(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm, &req),
                  MPI_Alltoallv_init(sb, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm, MPI_INFO_NULL,
                                     &req));
         else
@@ -354,8 +351,9 @@ static void t_alltoall(MPI_Comm comm, int c, int pers, int kind, int inplace)
         OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         for (int j = 0; j < n; j++) {
             for (int i = 0; i < rc[j]; i++)
-                EXPECT(r[rd[j] + i], V(j * n + me, i, it), "alltoall kind %d%s count %d from %d i %d",
-                       kind, inplace ? " in place" : "", c, j, i);
+                EXPECT(r[rd[j] + i], V(j * n + me, i, it),
+                       "alltoall kind %d%s count %d from %d i %d", kind, inplace ? " in place" : "",
+                       c, j, i);
             if (kind && j < n - 1)
                 EXPECT(r[rd[j] + rc[j]], -1, "alltoallv/w wrote into a gap");
         }
@@ -395,8 +393,7 @@ static void t_reduce_scatter(MPI_Comm comm, int c, int pers, int block, int inpl
             src[i] = V(me, i, it);
         const void *sb = inplace ? MPI_IN_PLACE : s;
         if (block)
-            POST(pers, it, req,
-                 MPI_Ireduce_scatter_block(sb, r, c, MPI_INT, MPI_SUM, comm, &req),
+            POST(pers, it, req, MPI_Ireduce_scatter_block(sb, r, c, MPI_INT, MPI_SUM, comm, &req),
                  MPI_Reduce_scatter_block_init(sb, r, c, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL,
                                                &req));
         else
@@ -1082,14 +1079,10 @@ static void test_errors(void)
 }
 
 static const mpitest_t tests[] = {
-    {"nonblocking", test_nonblocking},
-    {"persistent", test_persistent},
-    {"inplace", test_inplace},
-    {"outstanding", test_outstanding},
-    {"derived", test_derived},
-    {"noncommutative", test_noncommutative},
-    {"neighbor", test_neighbor},
-    {"idup", test_idup},
+    {"nonblocking", test_nonblocking}, {"persistent", test_persistent},
+    {"inplace", test_inplace},         {"outstanding", test_outstanding},
+    {"derived", test_derived},         {"noncommutative", test_noncommutative},
+    {"neighbor", test_neighbor},       {"idup", test_idup},
     {"errors", test_errors},
 };
 
