@@ -1078,12 +1078,45 @@ static void test_errors(void)
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Schedules progress from any call that progresses: a rank that only calls MPI_Iprobe, or
+ * MPI_Test on another request, sees its Iallreduce finish (its result appears), and then the
+ * request is complete. */
+static void test_progress(void)
+{
+    for (int way = 0; way < 2; way++) {
+        int x[3] = {rank + 1, rank, 1}, y[3] = {0, 0, 0}, pending = -1, flag;
+        const int want = size * (size + 1) / 2;
+        MPI_Request req, other;
+        double t0 = MPI_Wtime();
+
+        OK(MPI_Irecv(&pending, 1, MPI_INT, rank, 4242, MPI_COMM_WORLD, &other));
+        OK(MPI_Iallreduce(x, y, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+        while (((volatile int *)y)[0] != want) {
+            if (way == 0)
+                OK(MPI_Iprobe(MPI_ANY_SOURCE, 777, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            else
+                OK(MPI_Test(&other, &flag, MPI_STATUS_IGNORE));
+            CHECK(flag == 0);
+            if (MPI_Wtime() - t0 > 60)
+                FAIL("Iallreduce made no progress from MPI_%s", way ? "Test" : "Iprobe");
+        }
+        OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag && req == MPI_REQUEST_NULL);
+        EXPECT(y[1], size * (size - 1) / 2, "iallreduce progressed by other calls");
+        EXPECT(y[2], size, "iallreduce progressed by other calls");
+        int one = 1;
+        OK(MPI_Send(&one, 1, MPI_INT, rank, 4242, MPI_COMM_WORLD));
+        OK(MPI_Wait(&other, MPI_STATUS_IGNORE));
+        EXPECT(pending, 1, "the other request");
+    }
+}
+
 static const mpitest_t tests[] = {
     {"nonblocking", test_nonblocking}, {"persistent", test_persistent},
     {"inplace", test_inplace},         {"outstanding", test_outstanding},
     {"derived", test_derived},         {"noncommutative", test_noncommutative},
     {"neighbor", test_neighbor},       {"idup", test_idup},
-    {"errors", test_errors},
+    {"errors", test_errors},           {"progress", test_progress},
 };
 
 int main(int argc, char **argv)

@@ -6,7 +6,8 @@
 set -u
 nbc="$abs_top_builddir/test/integration/nbc"
 fail=0
-all="nonblocking persistent inplace outstanding derived noncommutative neighbor idup errors"
+all="nonblocking persistent inplace outstanding derived noncommutative neighbor idup errors
+progress"
 
 run() {
     tests=$1
@@ -28,7 +29,7 @@ for n in 1 2 3 4 5 6 7; do
     run "$all" $n
 done
 for n in 2 5; do
-    run "outstanding idup neighbor" $n VBT_PROGRESS=block
+    run "outstanding idup neighbor progress" $n VBT_PROGRESS=block
 done
 
 out=$(timeout 120 "$nbc" $all 2>&1)
