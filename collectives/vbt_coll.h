@@ -77,4 +77,63 @@ vbt_status_t vbt_coll_neighbor_alltoallw(vbt_comm_t *comm, const void *sbuf, con
                                          void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
                                          const MPI_Datatype *rdts);
 
+/* ---- nonblocking and persistent collectives (vbt_coll_nb.c, on vbt_sched.c) ----------------- */
+
+typedef enum {
+    VBT_COLL_BARRIER,
+    VBT_COLL_BCAST,
+    VBT_COLL_GATHER,
+    VBT_COLL_GATHERV,
+    VBT_COLL_SCATTER,
+    VBT_COLL_SCATTERV,
+    VBT_COLL_ALLGATHER,
+    VBT_COLL_ALLGATHERV,
+    VBT_COLL_ALLTOALL,
+    VBT_COLL_ALLTOALLV,
+    VBT_COLL_ALLTOALLW,
+    VBT_COLL_REDUCE,
+    VBT_COLL_ALLREDUCE,
+    VBT_COLL_REDUCE_SCATTER,
+    VBT_COLL_REDUCE_SCATTER_BLOCK,
+    VBT_COLL_SCAN,
+    VBT_COLL_EXSCAN,
+    VBT_COLL_NEIGHBOR_ALLGATHER,
+    VBT_COLL_NEIGHBOR_ALLGATHERV,
+    VBT_COLL_NEIGHBOR_ALLTOALL,
+    VBT_COLL_NEIGHBOR_ALLTOALLV,
+    VBT_COLL_NEIGHBOR_ALLTOALLW,
+} vbt_coll_kind_t;
+
+/* The arguments of any collective, as the API checked them; unused ones are 0/NULL. Counts
+ * and displacements as MPI has them: displacements in elements, in bytes for alltoallw (int)
+ * and neighbor_alltoallw (bdispls, MPI_Aint). */
+typedef struct {
+    const void *sbuf;
+    size_t scount;
+    MPI_Datatype sdt;
+    void *rbuf;
+    size_t rcount;
+    MPI_Datatype rdt;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Aint *sbdispls, *rbdispls;
+    const MPI_Datatype *sdts, *rdts;
+    const vbt_op_t *op;
+    int root;
+} vbt_coll_args_t;
+
+/* Build the schedule of a collective into a new request (kind VBT_REQ_COLL): started at once,
+ * or (persistent) inactive until vbt_coll_start. The arrays of a are read here only; buffers
+ * are used until the request completes, every time it is started. */
+vbt_status_t vbt_coll_post(vbt_coll_kind_t kind, vbt_comm_t *comm, const vbt_coll_args_t *a,
+                           int persistent, vbt_request_t **req_p);
+/* Start an inactive persistent collective request (MPI_Start). */
+vbt_status_t vbt_coll_start(vbt_request_t *req);
+
+/* MPI_Comm_idup: agree on a context id with a schedule; at completion done(arg, newcomm) runs
+ * (from the progress engine) with the new communicator, and its status becomes the request's
+ * (VBT_OK, or a failure: the communicator is then gone). */
+typedef vbt_status_t(vbt_coll_idup_done_fn)(void *arg, vbt_comm_t *newcomm);
+vbt_status_t vbt_coll_idup(vbt_comm_t *comm, vbt_coll_idup_done_fn *done, void *arg,
+                           vbt_request_t **req_p);
+
 #endif

@@ -852,6 +852,174 @@ VBT_MPI_DECL(int, Neighbor_alltoallw,
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
+/* Nonblocking collectives (MPI-4.1 Sec. 6.12) and persistent collectives (Sec. 6.13). */
+VBT_MPI_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
+VBT_MPI_DECL(int, Ibcast,
+             (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Bcast_init,
+             (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_init,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iallreduce,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Allreduce_init,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Igather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Gather_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Igatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Gatherv_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iscatter,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Scatter_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iscatterv,
+             (const void *sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Scatterv_init,
+             (const void *sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iallgather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Allgather_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iallgatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Allgatherv_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoall,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Alltoall_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoallv,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Alltoallv_init,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoallw,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Alltoallw_init,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce_scatter,
+             (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_scatter_init,
+             (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce_scatter_block,
+             (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_scatter_block_init,
+             (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iscan,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Scan_init,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Iexscan,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Exscan_init,
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_allgather,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_allgather_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_allgatherv,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_allgatherv_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoall,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoall_init,
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoallv,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoallv_init,
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoallw,
+             (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoallw_init,
+             (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+/* Persistent requests. */
+VBT_MPI_DECL(int, Start, (MPI_Request *request));
+VBT_MPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
+
 /* Group "datatypes": derived datatype constructors, queries, packing. */
 VBT_MPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_vector,
@@ -951,6 +1119,9 @@ VBT_MPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
 VBT_MPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
 VBT_MPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
 VBT_MPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+VBT_MPI_DECL(int, Comm_idup_with_info,
+             (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request));
 VBT_MPI_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info));
 VBT_MPI_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 VBT_MPI_DECL(int, Comm_create_keyval,

@@ -42,6 +42,7 @@ static struct {
     uint64_t free_slots[BITMAP_WORDS]; /* 1: free on this process */
     vbt_comm_t *placeholder[VBT_COMM_MAX];
     vbt_comm_t *zombies; /* freed by the application, still used by requests */
+    int agreeing;        /* blocking slot agreements in progress (nested in their waits) */
     vbt_group_t *self_group;
 } comms;
 
@@ -245,7 +246,10 @@ static vbt_status_t agree_slot(const vbt_agree_t *a, uint32_t *slot_p)
 
     reap_zombies();
     memcpy(bits, comms.free_slots, sizeof(bits));
+    /* While we wait, a nonblocking agreement must not reserve a slot of our snapshot. */
+    comms.agreeing++;
     status = vbt_agree_and(a, bits, BITMAP_WORDS);
+    comms.agreeing--;
     if (status != VBT_OK)
         return status;
     for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
@@ -293,6 +297,44 @@ vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t 
     status = comm_new(parent, group, rank, slot, comm_p);
     if (status != VBT_OK)
         vbt_group_release(group);
+    return status;
+}
+
+void vbt_comm_slots_free(uint64_t *bits)
+{
+    reap_zombies();
+    memcpy(bits, comms.free_slots, sizeof(comms.free_slots));
+}
+
+void vbt_comm_slots_offerable(uint64_t *bits)
+{
+    if (comms.agreeing > 0) {
+        memset(bits, 0, sizeof(comms.free_slots));
+        return;
+    }
+    vbt_comm_slots_free(bits);
+}
+
+void vbt_comm_slots_reserve(const uint64_t *bits)
+{
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+        comms.free_slots[w] &= ~bits[w];
+}
+
+void vbt_comm_slots_unreserve(const uint64_t *bits)
+{
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+        comms.free_slots[w] |= bits[w];
+}
+
+vbt_status_t vbt_comm_create_on_slot(vbt_comm_t *parent, uint32_t slot, vbt_comm_t **comm_p)
+{
+    vbt_status_t status;
+
+    vbt_group_retain(parent->group);
+    status = comm_new(parent, parent->group, parent->rank, slot, comm_p);
+    if (status != VBT_OK)
+        vbt_group_release(parent->group);
     return status;
 }
 

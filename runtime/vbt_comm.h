@@ -42,6 +42,9 @@ typedef struct vbt_comm {
     int named; /* name was given (MPI_Comm_set_name, or predefined); else it is only for
                   messages, and MPI_Comm_get_name says "" as the standard wants */
     char name[MPI_MAX_OBJECT_NAME];
+    /* Nonblocking and persistent collectives started on this communicator (their tags,
+     * collectives/vbt_sched.h); every member counts the same, as they start them in order. */
+    uint32_t coll_seq;
 } vbt_comm_t;
 
 enum { VBT_CTX_P2P = 0, VBT_CTX_COLL = 1 };
@@ -109,6 +112,22 @@ vbt_status_t vbt_comm_split(vbt_comm_t *parent, int color, int key, vbt_comm_t *
 /* MPI_Comm_free after the attributes were deleted: the handle becomes invalid at once, the
  * object and its context id go when no request uses it any more. */
 void vbt_comm_free(vbt_comm_t *comm);
+
+/* Nonblocking creation (MPI_Comm_idup): the members agree on a slot by a collective schedule
+ * that may run while this process creates other communicators, so the slots it offers are
+ * reserved (not free to other agreements) until it ends. VBT_COMM_SLOT_WORDS 64-bit words hold
+ * one bit per slot, 1 for free. */
+#define VBT_COMM_SLOT_WORDS (VBT_COMM_MAX / 64)
+void vbt_comm_slots_free(uint64_t *bits);
+/* The free slots a nonblocking agreement may reserve now: none while a blocking agreement of
+ * this process is in progress (its snapshot of the free slots must stay free until it ends). */
+void vbt_comm_slots_offerable(uint64_t *bits);
+/* Take the slots set in bits out of the free ones (they must be free), or give them back. */
+void vbt_comm_slots_reserve(const uint64_t *bits);
+void vbt_comm_slots_unreserve(const uint64_t *bits);
+/* The duplicate of parent (same group, same rank) on slot, which its members agreed on and this
+ * process reserved. */
+vbt_status_t vbt_comm_create_on_slot(vbt_comm_t *parent, uint32_t slot, vbt_comm_t **comm_p);
 
 /* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
 int vbt_comm_compare(const vbt_comm_t *a, const vbt_comm_t *b);

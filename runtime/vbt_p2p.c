@@ -85,6 +85,32 @@ void vbt_p2p_request_done(vbt_request_t *req)
         vbt_request_release(req);
 }
 
+/* Each installed hook once, unless it is running already (we are inside it). A hook may add
+ * or remove hooks, itself included: the table is read afresh at every step. */
+static int run_hooks(void)
+{
+    int n = 0;
+
+    for (int i = 0; i < vbt_p2p.nhooks; i++) {
+        vbt_p2p_hook_fn *fn = vbt_p2p.hooks[i].fn;
+        void *arg = vbt_p2p.hooks[i].arg;
+
+        if (vbt_p2p.hooks[i].running)
+            continue;
+        vbt_p2p.hooks[i].running = 1;
+        n += fn(arg);
+        /* It may have moved (a hook before it removed): find it again. */
+        for (int j = 0; j < vbt_p2p.nhooks; j++) {
+            if (vbt_p2p.hooks[j].fn == fn && vbt_p2p.hooks[j].arg == arg) {
+                vbt_p2p.hooks[j].running = 0;
+                i = j;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
 int vbt_p2p_progress(void)
 {
     int n = vbt_tl_progress();
@@ -97,11 +123,8 @@ int vbt_p2p_progress(void)
         vbt_p2p_drain_sendqs();
     if (unlikely(vbt_p2p.nputs > 0))
         vbt_p2p_put_progress();
-    if (unlikely(vbt_p2p.hook != NULL) && !vbt_p2p.in_hook) {
-        vbt_p2p.in_hook = 1;
-        n += vbt_p2p.hook(vbt_p2p.hook_arg);
-        vbt_p2p.in_hook = 0;
-    }
+    if (unlikely(vbt_p2p.nhooks > 0))
+        n += run_hooks();
     while (unlikely(vbt_p2p.notify != NULL)) {
         vbt_request_t *req = vbt_p2p.notify;
         vbt_p2p.notify = req->next;
@@ -114,10 +137,41 @@ int vbt_p2p_progress(void)
     return n;
 }
 
+void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg)
+{
+    for (int i = 0; i < vbt_p2p.nhooks; i++)
+        if (vbt_p2p.hooks[i].fn == fn && vbt_p2p.hooks[i].arg == arg)
+            return;
+    if (vbt_p2p.nhooks == VBT_P2P_HOOKS_MAX) { /* a programming error: the layers are known */
+        vbt_error("progress: more than %d progress hooks", VBT_P2P_HOOKS_MAX);
+        abort();
+    }
+    vbt_p2p.hooks[vbt_p2p.nhooks].fn = fn;
+    vbt_p2p.hooks[vbt_p2p.nhooks].arg = arg;
+    vbt_p2p.hooks[vbt_p2p.nhooks].running = 0;
+    vbt_p2p.nhooks++;
+}
+
+void vbt_p2p_hook_remove(vbt_p2p_hook_fn *fn, void *arg)
+{
+    for (int i = 0; i < vbt_p2p.nhooks; i++) {
+        if (vbt_p2p.hooks[i].fn == fn && vbt_p2p.hooks[i].arg == arg) {
+            /* Keep the order of the others; a running hook below us keeps its flag. */
+            for (int j = i + 1; j < vbt_p2p.nhooks; j++)
+                vbt_p2p.hooks[j - 1] = vbt_p2p.hooks[j];
+            vbt_p2p.nhooks--;
+            return;
+        }
+    }
+}
+
 void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg)
 {
-    vbt_p2p.hook = fn;
-    vbt_p2p.hook_arg = arg;
+    if (vbt_p2p.rma_hook != NULL)
+        vbt_p2p_hook_remove(vbt_p2p.rma_hook, NULL);
+    vbt_p2p.rma_hook = fn;
+    if (fn != NULL)
+        vbt_p2p_hook_add(fn, arg);
 }
 
 void vbt_p2p_idle(vbt_backoff_t *backoff)

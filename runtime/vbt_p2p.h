@@ -108,10 +108,17 @@ void vbt_p2p_cancel(vbt_request_t *req);
 /* Complete a request and apply MPI_Request_free semantics. */
 void vbt_p2p_request_done(vbt_request_t *req);
 
-/* A function run at every progress call while installed (NULL: none): the one-sided engine
- * serves its windows' requests there, so a target progresses whenever it enters the library.
- * Not run again while it runs (it makes p2p calls, which progress). */
+/* Functions run at every progress call while installed: the one-sided engine serves its
+ * windows' requests there, the collectives advance their schedules, so both progress whenever
+ * the application enters the library, in whichever call. A hook is not run again while it runs
+ * (it makes p2p calls, which progress). At most VBT_P2P_HOOKS_MAX at once; a layer installs
+ * its hook only while it has work, so an idle one costs nothing. */
 typedef int(vbt_p2p_hook_fn)(void *arg); /* returns the work it did (0: none) */
+#define VBT_P2P_HOOKS_MAX 4
+/* Install fn with arg (installed already: nothing), or remove it (not installed: nothing). */
+void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg);
+void vbt_p2p_hook_remove(vbt_p2p_hook_fn *fn, void *arg);
+/* The one-sided engine's single hook: fn installed, or removed when fn is NULL. */
 void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg);
 
 /* The cookie of a one-sided transfer (put, get, atomic) that is not a rendezvous of ours: the

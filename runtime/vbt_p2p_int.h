@@ -47,11 +47,15 @@ typedef struct {
     vbt_request_t *putq_tail;
     unsigned nputs;
     vbt_status_t failed; /* a fatal transport error: every wait returns it */
-    /* Called at every progress call while set (one-sided windows serve their requests there);
-     * in_hook keeps it from running again inside itself. */
-    vbt_p2p_hook_fn *hook;
-    void *hook_arg;
-    int in_hook;
+    /* Called at every progress call while set (one-sided windows serve their requests there,
+     * collectives advance schedules); running keeps one from running again inside itself. */
+    struct {
+        vbt_p2p_hook_fn *fn;
+        void *arg;
+        int running;
+    } hooks[VBT_P2P_HOOKS_MAX];
+    int nhooks;
+    vbt_p2p_hook_fn *rma_hook; /* vbt_p2p_set_hook's */
     /* Completed requests that asked to be told (VBT_REQF_NOTIFY), linked by next: their
      * functions run at the end of the progress call, outside the transports' handlers. */
     struct vbt_request *notify;

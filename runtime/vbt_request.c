@@ -40,6 +40,8 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 
 void vbt_request_release(vbt_request_t *req)
 {
+    if (req->release_fn != NULL) /* a collective's schedule goes with it */
+        req->release_fn(req);
     if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */
         vbt_dtype_unref(req->dtype);
     if (unlikely(req->flags & VBT_REQF_TMPBUF)) /* MPI_Isendrecv_replace's packed copy */

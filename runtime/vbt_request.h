@@ -29,6 +29,7 @@ typedef enum {
     VBT_REQ_SENDRECV, /* MPI_Isendrecv(_replace): x.child[0] the send, [1] the receive */
     VBT_REQ_GREQ,     /* generalized request: complete at MPI_Grequest_complete */
     VBT_REQ_PART,     /* partitioned send or receive (vbt_part.h): x.part */
+    VBT_REQ_COLL,     /* a nonblocking or persistent collective: sched is its schedule */
 } vbt_req_kind_t;
 
 enum {
@@ -95,7 +96,11 @@ typedef struct vbt_request {
         } notify; /* VBT_REQF_NOTIFY, on a plain send or receive */
         struct vbt_part *part;
         struct vbt_greq *greq;
+        void *sched; /* VBT_REQ_COLL: its schedule (collectives/vbt_sched.h) */
     } x;
+    /* What frees x.sched when the request is released (set by the collectives, so the runtime
+     * calls no layer above it). */
+    void (*release_fn)(struct vbt_request *req);
 } vbt_request_t;
 
 /* Every request lives here (vbt_request.c); only the lookups read it from outside. */

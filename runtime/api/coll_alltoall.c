@@ -4,24 +4,61 @@
 #include <stdio.h>
 
 VBT_PMPI_ALIAS(Alltoall)
+VBT_PMPI_ALIAS(Ialltoall)
+VBT_PMPI_ALIAS(Alltoall_init)
 VBT_PMPI_ALIAS(Alltoallv)
+VBT_PMPI_ALIAS(Ialltoallv)
+VBT_PMPI_ALIAS(Alltoallv_init)
 VBT_PMPI_ALIAS(Alltoallw)
+VBT_PMPI_ALIAS(Ialltoallw)
+VBT_PMPI_ALIAS(Alltoallw_init)
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoall_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Alltoall";
+    const char *call = nb != NULL ? nb->call : "MPI_Alltoall";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLTOALL,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype});
     st = vbt_coll_alltoall(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                            recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoall", 0, MPI_INFO_NULL, request};
+
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Alltoall_init", 1, info, request};
+
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
 
 /* One side of a v/w exchange: the arrays, and a buffer unless every count is 0. types is NULL
@@ -49,11 +86,12 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
     return MPI_SUCCESS;
 }
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                         const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Alltoallv";
+    const char *call = nb != NULL ? nb->call : "MPI_Alltoallv";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -68,6 +106,16 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
             return vbt_api_coll_aliased(c, call);
     }
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLTOALLV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sdispls = sdispls,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = rdispls,
+                                                    .rdt = recvtype});
     st = vbt_coll_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                             recvtype);
     if (unlikely(st != VBT_OK))
@@ -75,11 +123,41 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     return MPI_SUCCESS;
 }
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Alltoallw";
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, NULL);
+}
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoallv", 0, MPI_INFO_NULL, request};
+
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, &nb);
+}
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Alltoallv_init", 1, info, request};
+
+    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, &nb);
+}
+
+static int alltoallw_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                         const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Alltoallw";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -98,9 +176,49 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
         if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
             return vbt_api_coll_aliased(c, call);
     }
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLTOALLW,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sdispls = sdispls,
+                                                    .sdts = sendtypes,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = rdispls,
+                                                    .rdts = recvtypes});
     st = vbt_coll_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                             rdispls, recvtypes);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, NULL);
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoallw", 0, MPI_INFO_NULL, request};
+
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, &nb);
+}
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Alltoallw_init", 1, info, request};
+
+    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, &nb);
 }

@@ -1,5 +1,6 @@
 /* The slow, readable side of the collective argument checks. */
 #include "vbt_api_coll.h"
+#include "vbt_api_info.h"
 
 #include <stdint.h>
 
@@ -104,5 +105,25 @@ int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Dataty
     if (vbt_dtype_get(dt) != NULL && vbt_op_check(o, dt, &why) != VBT_OK)
         return vbt_error_raise(c, call, MPI_ERR_OP, "%s", why ? why : "op and datatype mismatch");
     *op_p = o;
+    return MPI_SUCCESS;
+}
+
+int vbt_api_coll_post(vbt_comm_t *c, const vbt_api_nb_t *nb, vbt_coll_kind_t kind,
+                      const vbt_coll_args_t *a)
+{
+    vbt_request_t *req;
+    vbt_info_t *ignored;
+    vbt_status_t st;
+
+    if (unlikely(nb->request == NULL))
+        return vbt_error_raise(c, nb->call, MPI_ERR_REQUEST,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    /* Checked, then ignored: no info key changes how a persistent collective runs. */
+    if (nb->persistent)
+        VBT_API_CHECK(vbt_api_check_info(c, nb->call, "info", nb->info, &ignored));
+    st = vbt_coll_post(kind, c, a, nb->persistent, &req);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, nb->call, st);
+    *nb->request = (MPI_Request)req;
     return MPI_SUCCESS;
 }

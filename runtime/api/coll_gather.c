@@ -2,9 +2,17 @@
 #include "vbt_api_coll.h"
 
 VBT_PMPI_ALIAS(Gather)
+VBT_PMPI_ALIAS(Igather)
+VBT_PMPI_ALIAS(Gather_init)
 VBT_PMPI_ALIAS(Gatherv)
+VBT_PMPI_ALIAS(Igatherv)
+VBT_PMPI_ALIAS(Gatherv_init)
 VBT_PMPI_ALIAS(Allgather)
+VBT_PMPI_ALIAS(Iallgather)
+VBT_PMPI_ALIAS(Allgather_init)
 VBT_PMPI_ALIAS(Allgatherv)
+VBT_PMPI_ALIAS(Iallgatherv)
+VBT_PMPI_ALIAS(Allgatherv_init)
 
 /* The send side: sendbuf may be MPI_IN_PLACE where in_place_ok (why says where it may be). */
 static int check_send(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
@@ -33,10 +41,11 @@ static int check_recv_v(vbt_comm_t *c, const char *call, const void *recvbuf, co
     return vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, any, recvtype);
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Gather";
+    const char *call = nb != NULL ? nb->call : "MPI_Gather";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -52,6 +61,15 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype,
                              c->rank == root ? recvbuf : NULL, c->rank == root,
                              "which MPI_Gather allows at the root only"));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_GATHER,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_gather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                          recvtype, root);
     if (unlikely(st != VBT_OK))
@@ -59,11 +77,35 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return MPI_SUCCESS;
 }
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm)
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Gatherv";
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Igather", 0, MPI_INFO_NULL, request};
+
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Gather_init", 1, info, request};
+
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Gatherv";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -74,8 +116,72 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype,
                              c->rank == root ? recvbuf : NULL, c->rank == root,
                              "which MPI_Gatherv allows at the root only"));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_GATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_gatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
                           recvtype, root);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, NULL);
+}
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Igatherv", 0, MPI_INFO_NULL, request};
+
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, &nb);
+}
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Gatherv_init", 1, info, request};
+
+    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, &nb);
+}
+
+static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Allgather";
+    vbt_status_t st;
+
+    VBT_API_ENTER(call);
+    VBT_API_COMM(c, comm, call);
+    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHER,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype});
+    st = vbt_coll_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                            recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
@@ -84,15 +190,48 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allgather";
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+}
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iallgather", 0, MPI_INFO_NULL, request};
+
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allgather_init", 1, info, request};
+
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Allgatherv";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
-                                            recvcount, recvtype));
-    st = vbt_coll_allgather(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
-                            recvtype);
+    VBT_API_CHECK(check_recv_v(c, call, recvbuf, recvcounts, displs, recvtype));
+    VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype, recvbuf, 1, NULL));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_ALLGATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype});
+    st = vbt_coll_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
@@ -102,16 +241,26 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allgatherv";
-    vbt_status_t st;
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          NULL);
+}
 
-    VBT_API_ENTER(call);
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(check_recv_v(c, call, recvbuf, recvcounts, displs, recvtype));
-    VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype, recvbuf, 1, NULL));
-    st = vbt_coll_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
-                             recvtype);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iallgatherv", 0, MPI_INFO_NULL, request};
+
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          &nb);
+}
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allgatherv_init", 1, info, request};
+
+    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                          &nb);
 }

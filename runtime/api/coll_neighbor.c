@@ -8,10 +8,20 @@
 #include <stdio.h>
 
 VBT_PMPI_ALIAS(Neighbor_allgather)
+VBT_PMPI_ALIAS(Ineighbor_allgather)
+VBT_PMPI_ALIAS(Neighbor_allgather_init)
 VBT_PMPI_ALIAS(Neighbor_allgatherv)
+VBT_PMPI_ALIAS(Ineighbor_allgatherv)
+VBT_PMPI_ALIAS(Neighbor_allgatherv_init)
 VBT_PMPI_ALIAS(Neighbor_alltoall)
+VBT_PMPI_ALIAS(Ineighbor_alltoall)
+VBT_PMPI_ALIAS(Neighbor_alltoall_init)
 VBT_PMPI_ALIAS(Neighbor_alltoallv)
+VBT_PMPI_ALIAS(Ineighbor_alltoallv)
+VBT_PMPI_ALIAS(Neighbor_alltoallv_init)
 VBT_PMPI_ALIAS(Neighbor_alltoallw)
+VBT_PMPI_ALIAS(Ineighbor_alltoallw)
+VBT_PMPI_ALIAS(Neighbor_alltoallw_init)
 
 /* The degrees of c's topology, or MPI_ERR_TOPOLOGY raised when it has none. */
 static int check_topo(vbt_comm_t *c, const char *call, int *indegree_p, int *outdegree_p)
@@ -71,8 +81,9 @@ typedef vbt_status_t (*vbt_neighbor_blocks_fn)(vbt_comm_t *, const void *, size_
 
 /* Neighbor_allgather and Neighbor_alltoall take the same arguments and checks; only the
  * exchange differs. */
-static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, const void *sendbuf,
-                           int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, vbt_coll_kind_t kind,
+                           const vbt_api_nb_t *nb, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
     int indegree, outdegree;
@@ -84,6 +95,14 @@ static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, const 
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, kind,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype});
     st = coll(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
@@ -93,15 +112,36 @@ static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, const 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_blocks("MPI_Neighbor_allgather", vbt_coll_neighbor_allgather, sendbuf,
-                           sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks("MPI_Neighbor_allgather", vbt_coll_neighbor_allgather,
+                           VBT_COLL_NEIGHBOR_ALLGATHER, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
 {
-    static const char call[] = "MPI_Neighbor_allgatherv";
+    vbt_api_nb_t nb = {"MPI_Ineighbor_allgather", 0, MPI_INFO_NULL, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_allgather_init", 1, info, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_allgatherv";
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -114,6 +154,15 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, sendcount, sendtype));
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL && sendcount > 0))
         return vbt_api_coll_aliased(c, call);
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLGATHERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = displs,
+                                                    .rdt = recvtype});
     st = vbt_coll_neighbor_allgatherv(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts,
                                       displs, recvtype);
     if (unlikely(st != VBT_OK))
@@ -121,18 +170,69 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     return MPI_SUCCESS;
 }
 
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, NULL);
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_allgatherv", 0, MPI_INFO_NULL, request};
+
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, &nb);
+}
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_allgatherv_init", 1, info, request};
+
+    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, comm, &nb);
+}
+
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_blocks("MPI_Neighbor_alltoall", vbt_coll_neighbor_alltoall, sendbuf, sendcount,
-                           sendtype, recvbuf, recvcount, recvtype, comm);
+    return neighbor_blocks("MPI_Neighbor_alltoall", vbt_coll_neighbor_alltoall,
+                           VBT_COLL_NEIGHBOR_ALLTOALL, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
 {
-    static const char call[] = "MPI_Neighbor_alltoallv";
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoall", 0, MPI_INFO_NULL, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoall_init", 1, info, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallv";
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -146,11 +246,51 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                              sdispls, "sdispls", sendtype, NULL, NULL));
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
         return vbt_api_coll_aliased(c, call);
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sdispls = sdispls,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rdispls = rdispls,
+                                                    .rdt = recvtype});
     st = vbt_coll_neighbor_alltoallv(c, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                      rdispls, recvtype);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, NULL);
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallv", 0, MPI_INFO_NULL, request};
+
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, &nb);
+}
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoallv_init", 1, info, request};
+
+    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm, &nb);
 }
 
 /* w's arrays besides the counts: byte displacements and datatypes, present when n > 0. */
@@ -168,11 +308,13 @@ static int check_w_arrays(vbt_comm_t *c, const char *call, int n, const MPI_Aint
     return MPI_SUCCESS;
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Neighbor_alltoallw";
+    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallw";
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -188,9 +330,50 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                              NULL, NULL, MPI_DATATYPE_NULL, sendtypes, "sendtypes"));
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
         return vbt_api_coll_aliased(c, call);
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLW,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sbdispls = sdispls,
+                                                    .sdts = sendtypes,
+                                                    .rbuf = recvbuf,
+                                                    .rcounts = recvcounts,
+                                                    .rbdispls = rdispls,
+                                                    .rdts = recvtypes});
     st = vbt_coll_neighbor_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, NULL);
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallw", 0, MPI_INFO_NULL, request};
+
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, &nb);
+}
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoallw_init", 1, info, request};
+
+    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                  rdispls, recvtypes, comm, &nb);
 }

@@ -4,11 +4,23 @@
 #include <limits.h>
 
 VBT_PMPI_ALIAS(Reduce)
+VBT_PMPI_ALIAS(Ireduce)
+VBT_PMPI_ALIAS(Reduce_init)
 VBT_PMPI_ALIAS(Allreduce)
+VBT_PMPI_ALIAS(Iallreduce)
+VBT_PMPI_ALIAS(Allreduce_init)
 VBT_PMPI_ALIAS(Reduce_scatter)
+VBT_PMPI_ALIAS(Ireduce_scatter)
+VBT_PMPI_ALIAS(Reduce_scatter_init)
 VBT_PMPI_ALIAS(Reduce_scatter_block)
+VBT_PMPI_ALIAS(Ireduce_scatter_block)
+VBT_PMPI_ALIAS(Reduce_scatter_block_init)
 VBT_PMPI_ALIAS(Scan)
+VBT_PMPI_ALIAS(Iscan)
+VBT_PMPI_ALIAS(Scan_init)
 VBT_PMPI_ALIAS(Exscan)
+VBT_PMPI_ALIAS(Iexscan)
+VBT_PMPI_ALIAS(Exscan_init)
 
 /* Counts of whole vectors may exceed an int; the checks only need to know they are > 0. */
 static int clamp(size_t n)
@@ -38,9 +50,9 @@ static int check_reduce_args(vbt_comm_t *c, const char *call, const void *sendbu
 typedef vbt_status_t (*reduce_coll_t)(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
                                       MPI_Datatype dt, const vbt_op_t *op);
 
-static int reduce_everywhere(const char *call, reduce_coll_t coll, const void *sendbuf,
-                             void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm)
+static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind_t kind,
+                             const vbt_api_nb_t *nb, const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const vbt_op_t *o;
     vbt_status_t st;
@@ -48,16 +60,23 @@ static int reduce_everywhere(const char *call, reduce_coll_t coll, const void *s
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, kind,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)count,
+                                                    .rdt = datatype,
+                                                    .op = o});
     st = coll(c, sendbuf, recvbuf, (size_t)count, datatype, o);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
+static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Reduce";
+    const char *call = nb != NULL ? nb->call : "MPI_Reduce";
     const vbt_op_t *o;
     vbt_status_t st;
 
@@ -74,23 +93,72 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &vbt_api_send, sendbuf, count, datatype));
         VBT_API_CHECK(vbt_api_coll_check_op(c, call, op, datatype, &o));
     }
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)count,
+                                                    .rdt = datatype,
+                                                    .op = o,
+                                                    .root = root});
     st = vbt_coll_reduce(c, sendbuf, recvbuf, (size_t)count, datatype, o, root);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce", 0, MPI_INFO_NULL, request};
+
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_init", 1, info, request};
+
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, sendbuf, recvbuf, count, datatype,
-                             op, comm);
+    return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, VBT_COLL_ALLREDUCE, NULL, sendbuf,
+                             recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Reduce_scatter";
+    vbt_api_nb_t nb = {"MPI_Iallreduce", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allreduce_init", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Reduce_scatter";
     const vbt_op_t *o;
     size_t total = 0;
     vbt_status_t st;
@@ -105,16 +173,45 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
                                     sendbuf == MPI_IN_PLACE ? clamp(total) : recvcounts[c->rank],
                                     datatype, op, &o));
+    if (nb != NULL)
+        return vbt_api_coll_post(
+            c, nb, VBT_COLL_REDUCE_SCATTER,
+            &(vbt_coll_args_t){
+                .sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts, .rdt = datatype, .op = o});
     st = vbt_coll_reduce_scatter(c, sendbuf, recvbuf, recvcounts, datatype, o);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Reduce_scatter_block";
+    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
+}
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce_scatter", 0, MPI_INFO_NULL, request};
+
+    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
+}
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_scatter_init", 1, info, request};
+
+    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
+}
+
+static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Reduce_scatter_block";
     const vbt_op_t *o;
     size_t total;
     vbt_status_t st;
@@ -128,22 +225,89 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
                                     sendbuf == MPI_IN_PLACE ? clamp(total) : recvcount, datatype,
                                     op, &o));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_REDUCE_SCATTER_BLOCK,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = datatype,
+                                                    .op = o});
     st = vbt_coll_reduce_scatter_block(c, sendbuf, recvbuf, (size_t)recvcount, datatype, o);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
+}
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce_scatter_block", 0, MPI_INFO_NULL, request};
+
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
+}
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_scatter_block_init", 1, info, request};
+
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
+}
+
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Scan", vbt_coll_scan, sendbuf, recvbuf, count, datatype, op,
-                             comm);
+    return reduce_everywhere("MPI_Scan", vbt_coll_scan, VBT_COLL_SCAN, NULL, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscan", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
+}
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scan_init", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, sendbuf, recvbuf, count, datatype, op,
-                             comm);
+    return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, VBT_COLL_EXSCAN, NULL, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iexscan", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Exscan_init", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
 }

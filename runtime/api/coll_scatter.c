@@ -2,7 +2,11 @@
 #include "vbt_api_coll.h"
 
 VBT_PMPI_ALIAS(Scatter)
+VBT_PMPI_ALIAS(Iscatter)
+VBT_PMPI_ALIAS(Scatter_init)
 VBT_PMPI_ALIAS(Scatterv)
+VBT_PMPI_ALIAS(Iscatterv)
+VBT_PMPI_ALIAS(Scatterv_init)
 
 /* The receive side: recvbuf may be MPI_IN_PLACE at the root only. */
 static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, int recvcount,
@@ -18,10 +22,11 @@ static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, int recvco
     return MPI_SUCCESS;
 }
 
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+static int scatter_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       const vbt_api_nb_t *nb)
 {
-    static const char call[] = "MPI_Scatter";
+    const char *call = nb != NULL ? nb->call : "MPI_Scatter";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -36,6 +41,15 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     }
     VBT_API_CHECK(check_recv(c, call, recvbuf, recvcount, recvtype, sendbuf, root,
                              "which MPI_Scatter allows at the root only"));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_SCATTER,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scount = (size_t)sendcount,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_scatter(c, sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
                           recvtype, root);
     if (unlikely(st != VBT_OK))
@@ -43,11 +57,36 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     return MPI_SUCCESS;
 }
 
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Scatterv";
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       NULL);
+}
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscatter", 0, MPI_INFO_NULL, request};
+
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scatter_init", 1, info, request};
+
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+static int scatterv_any(const void *sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : "MPI_Scatterv";
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -67,9 +106,47 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     }
     VBT_API_CHECK(check_recv(c, call, recvbuf, recvcount, recvtype, sendbuf, root,
                              "which MPI_Scatterv allows at the root only"));
+    if (nb != NULL)
+        return vbt_api_coll_post(c, nb, VBT_COLL_SCATTERV,
+                                 &(vbt_coll_args_t){.sbuf = sendbuf,
+                                                    .scounts = sendcounts,
+                                                    .sdispls = displs,
+                                                    .sdt = sendtype,
+                                                    .rbuf = recvbuf,
+                                                    .rcount = (size_t)recvcount,
+                                                    .rdt = recvtype,
+                                                    .root = root});
     st = vbt_coll_scatterv(c, sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount,
                            recvtype, root);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, NULL);
+}
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscatterv", 0, MPI_INFO_NULL, request};
+
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, &nb);
+}
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scatterv_init", 1, info, request};
+
+    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, &nb);
 }

@@ -22,7 +22,7 @@ static const char *const kept_keys[] = {
 
 /* Update c's hints from info: each kept key there with a boolean value replaces the one set
  * before; keys info does not have stay as they were. */
-static vbt_status_t set_hints(vbt_comm_t *c, const vbt_info_t *info)
+vbt_status_t vbt_api_comm_set_hints(vbt_comm_t *c, const vbt_info_t *info)
 {
     vbt_status_t status;
 
@@ -53,7 +53,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     VBT_API_ENTER("MPI_Comm_set_info");
     VBT_API_COMM(c, comm, "MPI_Comm_set_info");
     VBT_API_CHECK(vbt_api_check_info(c, "MPI_Comm_set_info", "info", info, &i));
-    status = set_hints(c, i);
+    status = vbt_api_comm_set_hints(c, i);
     if (status != VBT_OK)
         return vbt_api_comm_failed(c, "MPI_Comm_set_info", status);
     return MPI_SUCCESS;
@@ -97,7 +97,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     /* The hints come from info alone, not from comm (Sec. 7.4.2); dup_extras copied comm's. */
     vbt_info_release(nc->hints);
     nc->hints = NULL;
-    status = set_hints(nc, i);
+    status = vbt_api_comm_set_hints(nc, i);
     if (status != VBT_OK) {
         vbt_attr_delete_all(nc);
         vbt_attr_delete_all_quiet(nc);

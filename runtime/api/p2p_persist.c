@@ -5,6 +5,7 @@
  * A persistent point-to-point request keeps its arguments (the buffer as vbt_api_data_t, the
  * peer, the tag, the mode in req->ctrl) and, while active, the ordinary request of the current
  * start in x.child[0]. Inactive, it is complete with an empty status. */
+#include "vbt_api_coll.h"
 #include "vbt_api_p2p.h"
 #include "vbt_part.h"
 
@@ -181,7 +182,10 @@ static int start_one(const char *call, vbt_request_t *req)
     case VBT_REQ_PART:
         rc = start_part(call, req);
         break;
-    /* Persistent collectives (collectives/) join here: case VBT_REQ_COLL, vbt_coll_start(req). */
+    case VBT_REQ_COLL: { /* a persistent collective: it sets its flags and may complete here */
+        vbt_status_t st = vbt_coll_start(req);
+        return likely(st == VBT_OK) ? MPI_SUCCESS : vbt_api_failed(req->comm, call, st);
+    }
     default:
         return vbt_error_raise(req->comm, call, MPI_ERR_REQUEST,
                                "the request cannot be started (kind %d)", req->kind);
@@ -234,6 +238,10 @@ int vbt_api_finish_other(MPI_Request *request, MPI_Status *status)
 
     if (req->kind == VBT_REQ_GREQ)
         return vbt_api_greq_finish(request, status);
+    if (vbt_request_inactive(req)) { /* never started, or completed already: a null request */
+        vbt_api_empty_status(status);
+        return MPI_SUCCESS;
+    }
     vbt_request_fill_status(req, status);
     if (!(req->flags & VBT_REQF_PERSISTENT)) {
         vbt_request_release(req);
@@ -273,8 +281,12 @@ int vbt_api_free_other(MPI_Request *request, vbt_request_t *req)
                                    "before freeing it");
         vbt_part_destroy(req);
         break;
-    /* Nonblocking and persistent collectives (VBT_REQ_COLL) need a case of their own here and
-     * in vbt_api_cancel_other; vbt_api_finish_other handles them by their flags already. */
+    case VBT_REQ_COLL: /* an active one completes first; the release frees its schedule */
+        if (req->complete)
+            vbt_request_release(req);
+        else
+            req->flags |= VBT_REQF_FREED;
+        break;
     default: /* persistent point-to-point, sendrecv: the operation still completes */
         let_go(req->x.child[0]);
         if (req->kind == VBT_REQ_SENDRECV)
@@ -290,6 +302,10 @@ int vbt_api_cancel_other(vbt_request_t *req)
 {
     if (req->kind == VBT_REQ_GREQ)
         return vbt_api_greq_cancel(req);
+    if (req->kind == VBT_REQ_COLL)
+        return vbt_error_raise(req->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                               "argument request is a collective's (MPI_I* or MPI_*_init), "
+                               "which MPI does not allow to be cancelled: complete it");
     if (vbt_request_inactive(req))
         return vbt_error_raise(req->comm, "MPI_Cancel", MPI_ERR_REQUEST,
                                "argument request is an inactive persistent request: only a "

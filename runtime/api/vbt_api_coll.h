@@ -38,6 +38,21 @@ int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendb
 int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
                           const vbt_op_t **op_p);
 
+/* How an entry point runs a collective: NULL for the blocking call, else the nonblocking
+ * (MPI_I*) or persistent (MPI_*_init, with its info) call, whose request handle goes to
+ * *request. */
+typedef struct {
+    const char *call;
+    int persistent;
+    MPI_Info info;
+    MPI_Request *request;
+} vbt_api_nb_t;
+
+/* Check request (and info), build the collective's schedule and start it (persistent: leave it
+ * inactive), setting *nb->request. */
+int vbt_api_coll_post(vbt_comm_t *c, const vbt_api_nb_t *nb, vbt_coll_kind_t kind,
+                      const vbt_coll_args_t *a);
+
 /* buf/count/datatype of a collective: a valid, committed datatype, count >= 0, buf set when
  * count > 0 (unless the type's data lies at absolute addresses, for MPI_BOTTOM). MPI_IN_PLACE
  * is not a buffer: callers resolve it first. */

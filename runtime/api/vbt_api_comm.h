@@ -27,5 +27,8 @@ static inline MPI_Comm vbt_api_comm_handle(vbt_comm_t *c)
 /* Attach what MPI_Comm_dup keeps (attributes through their copy callbacks, topology) to a new
  * communicator; on failure the new one is freed. Returns an MPI error code. */
 int vbt_api_comm_dup_extras(vbt_comm_t *old, vbt_comm_t *c, const char *call);
+/* Update c's hints from info (MPI_Comm_set_info, the _with_info dups; comm_info.c). */
+struct vbt_info;
+vbt_status_t vbt_api_comm_set_hints(vbt_comm_t *c, const struct vbt_info *info);
 
 #endif

@@ -1,0 +1,90 @@
+/* Schedules: a nonblocking or persistent collective as a list of steps in rounds. A step is a
+ * send or a receive on the communicator's collective context, a local copy, a local reduction
+ * (the runtime's op kernels) or a call of a function of the collective's own (MPI_Comm_idup
+ * decides there). The steps of a round are started in order (a copy or a reduction is done when
+ * it is started), and a round starts when every step of the one before completed; so a step
+ * may use what an earlier round received, and a send may follow the copy that fills its buffer
+ * in the same round, but never a receive of its round.
+ *
+ * A schedule runs from the progress engine: while any is active, a hook of the runtime's
+ * progress (vbt_p2p_hook_add) advances every active one, so any MPI call that progresses (a
+ * Test of another request, a Wait, an Iprobe) moves collectives on. A persistent collective's
+ * schedule is built once (MPI_*_init) and replayed by every MPI_Start.
+ *
+ * Tags. Every message of a schedule carries the tag VBT_SCHED_TAG_BASE + (seq mod 2^24), seq
+ * being the communicator's count of nonblocking and persistent collectives when this one was
+ * started (or, persistent, initialised): every member counts them in the same order (MPI
+ * requires them to be called in the same order), so the messages of concurrent collectives on
+ * one communicator never match each other, and being on the collective context they never
+ * match user messages. The tag layout of the collective context is:
+ *   1 .. 63                        blocking collectives, one tag each (vbt_coll_int.h);
+ *   0x40000000 .. 0x41ffffff       schedules (this file): + 0x01000000 for a message on the
+ *                                  schedule's second tag (vbt_sched_alt_tag);
+ *   0x7f000000 .. 0x7f01ffff       communicator agreements (runtime/vbt_comm_agree.h).
+ * Inside one schedule two ranks exchange their messages in the same order on both sides
+ * (every algorithm here is written so), and MPI's in-order matching keeps them apart. A
+ * persistent schedule replays its tag, which is safe because a request is restarted only
+ * after it completed locally, and the next start's messages queue behind this one's.
+ *
+ * Schedules come from a free list that keeps their step arrays, so the steady state allocates
+ * only the temporary buffers a collective needs (at build). */
+#ifndef VBT_SCHED_H
+#define VBT_SCHED_H
+
+#include "vbt_coll_int.h"
+#include "vbt_datatype.h"
+
+#include <stdint.h>
+
+#define VBT_SCHED_TAG_BASE 0x40000000
+#define VBT_SCHED_TAG_MASK 0x00ffffff
+#define VBT_SCHED_TAG_ALT  0x01000000
+
+typedef struct vbt_sched vbt_sched_t;
+/* A step's function: VBT_OK, or a failure that ends the schedule with it. It may append steps
+ * (vbt_sched_*), which run after the steps already there. */
+typedef vbt_status_t(vbt_sched_fn)(vbt_sched_t *s, void *arg);
+
+/* A new empty schedule on comm (the tag is the next of comm's sequence), or NULL (out of
+ * memory, logged). */
+vbt_sched_t *vbt_sched_create(vbt_comm_t *comm);
+/* Throw away a schedule that was never handed to a request (a build failed). */
+void vbt_sched_destroy(vbt_sched_t *s);
+
+/* The steps. Buffers, datatypes and ops must stay valid until the schedule is destroyed: the
+ * schedule holds references on the datatypes and the op it is given (vbt_sched_hold*), so an
+ * MPI_Type_free or MPI_Op_free meanwhile is fine. peer MPI_PROC_NULL: nothing is added. Each
+ * returns VBT_OK or VBT_ERR_NO_MEMORY. */
+vbt_status_t vbt_sched_send(vbt_sched_t *s, const void *buf, size_t count, MPI_Datatype dt,
+                            int peer);
+vbt_status_t vbt_sched_recv(vbt_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer);
+vbt_status_t vbt_sched_copy(vbt_sched_t *s, const void *src, size_t scount, MPI_Datatype sdt,
+                            void *dst, size_t rcount, MPI_Datatype rdt);
+/* inout = in op inout (in is the left operand). */
+vbt_status_t vbt_sched_reduce(vbt_sched_t *s, const vbt_op_t *op, const void *in, void *inout,
+                              size_t count, MPI_Datatype dt);
+vbt_status_t vbt_sched_call(vbt_sched_t *s, vbt_sched_fn *fn, void *arg);
+/* The send or receive just added goes on the schedule's second tag (a Cartesian neighbourhood
+ * tells apart the two directions to one neighbour so: vbt_coll_neighbor.c). */
+void vbt_sched_alt_tag(vbt_sched_t *s);
+/* End the current round (nothing if it is empty). */
+void vbt_sched_round(vbt_sched_t *s);
+
+/* A temporary buffer for count elements of dt laid out as vbt_coll_tmp_alloc says, freed with
+ * the schedule; NULL when out of memory. Raw bytes: dt MPI_BYTE. */
+void *vbt_sched_tmp(vbt_sched_t *s, size_t count, MPI_Datatype dt);
+/* Memory freed with the schedule (free()), for copies of the caller's arrays. */
+void *vbt_sched_alloc(vbt_sched_t *s, size_t bytes);
+/* State of the builder, freed with the schedule by free_fn (may be NULL). */
+void vbt_sched_set_state(vbt_sched_t *s, void *state, void (*free_fn)(void *state));
+
+/* The steps of an allreduce of count elements of dt (vbt_coll_nb.c), for schedules of more
+ * than one collective (MPI_Comm_idup's). sbuf may be MPI_IN_PLACE. */
+vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
+                                 size_t count, MPI_Datatype dt, const vbt_op_t *op);
+
+/* Hand the schedule to a new request (VBT_REQ_COLL). persistent: inactive until
+ * vbt_coll_start; else started now. VBT_ERR_NO_MEMORY (the schedule is destroyed then). */
+vbt_status_t vbt_sched_commit(vbt_sched_t *s, int persistent, vbt_request_t **req_p);
+
+#endif

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Nonblocking and persistent collectives and MPI_Comm_idup (test/integration/nbc.c) natively
+# over shared memory at 1 to 7 ranks (oversubscribed where the machine has fewer cores), every
+# subtest; then the outstanding/idup subtests with the progress mode that sleeps at once
+# (block), where only the progress hook moves schedules on; and a singleton run.
+set -u
+nbc="$abs_top_builddir/test/integration/nbc"
+fail=0
+all="nonblocking persistent inplace outstanding derived noncommutative neighbor idup errors
+progress"
+
+run() {
+    tests=$1
+    n=$2
+    shift 2
+    want=$(echo $tests | wc -w)
+    out=$(env "$@" timeout 300 "$MPIRUN" --oversubscribe -n $n "$nbc" $tests 2>&1)
+    rc=$?
+    got=$(printf '%s\n' "$out" | grep -c ": ok ($n ranks)")
+    echo "$* mpirun -n $n nbc $tests -> exit $rc, $got of $want ok"
+    if [ $rc -ne 0 ] || [ "$got" -ne "$want" ]; then
+        echo "FAIL: $* mpirun -n $n nbc $tests"
+        printf '%s\n' "$out" | tail -20
+        fail=1
+    fi
+}
+
+for n in 1 2 3 4 5 6 7; do
+    run "$all" $n
+done
+for n in 2 5; do
+    run "outstanding idup neighbor progress" $n VBT_PROGRESS=block
+done
+
+out=$(timeout 120 "$nbc" $all 2>&1)
+rc=$?
+got=$(printf '%s\n' "$out" | grep -c ": ok (1 ranks)")
+want=$(echo $all | wc -w)
+if [ $rc -ne 0 ] || [ "$got" -ne "$want" ]; then
+    echo "FAIL: singleton (exit $rc, $got of $want ok)"
+    printf '%s\n' "$out" | tail -20
+    fail=1
+fi
+
+[ $fail -eq 0 ] && echo "nbc: all passed"
+exit $fail
