@@ -58,10 +58,13 @@ build_prog() {
 }
 
 # osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce; coll-NAME:
-# examples/osu's collective NAME, with the driver they share; the one-sided ones with osu_rma.c).
+# examples/osu's collective NAME, with the driver they share; nbc-NAME: the nonblocking NAME with
+# osu_nbc.c and osu_coll.c; the one-sided ones with osu_rma.c).
 osu_src() {
     if [ "$1" = allreduce ]; then
         echo "$here/osu_allreduce.c" "$top/examples/osu/osu_common.c"
+    elif [ "${1#nbc-}" != "$1" ]; then
+        echo "$top/examples/osu/osu_${1#nbc-}.c" "$top/examples/osu/osu_nbc.c" "$top/examples/osu/osu_coll.c" "$top/examples/osu/osu_common.c"
     elif [ "${1#coll-}" != "$1" ]; then
         case ${1#coll-} in
         barrier) echo "$top/examples/osu/osu_barrier.c" "$top/examples/osu/osu_common.c" ;;

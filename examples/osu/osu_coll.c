@@ -14,12 +14,6 @@
 
 #define ROOT 0
 
-typedef struct {
-    const osu_opts_t *o;
-    char *sbuf, *rbuf;
-    int *counts, *displs; /* reduce_scatter; the v-variants: SIZE and r * SIZE for every rank r */
-} bench_t;
-
 static float element(int rank, int iter, size_t j)
 {
     return (float)(((unsigned)rank * 7u + (unsigned)iter * 3u + (unsigned)j) % 251u);
@@ -74,8 +68,7 @@ static void check_sum(const osu_opts_t *o, const float *res, size_t first, size_
     }
 }
 
-/* Fill the send side for iteration iter (validation only). */
-static void prepare(bench_t *b, size_t size, int iter)
+void osu_coll_prepare(osu_coll_t *b, size_t size, int iter)
 {
     const osu_opts_t *o = b->o;
     int n = o->nranks;
@@ -111,7 +104,7 @@ static void prepare(bench_t *b, size_t size, int iter)
     }
 }
 
-static void call(bench_t *b, size_t size)
+static void call(osu_coll_t *b, size_t size)
 {
     const osu_opts_t *o = b->o;
     int c = (int)size, fc = (int)(size / sizeof(float));
@@ -162,7 +155,7 @@ static void call(bench_t *b, size_t size)
     }
 }
 
-static void verify(bench_t *b, size_t size, int iter)
+void osu_coll_verify(const osu_coll_t *b, size_t size, int iter)
 {
     const osu_opts_t *o = b->o;
     int n = o->nranks, me = o->rank;
@@ -204,11 +197,58 @@ static void verify(bench_t *b, size_t size, int iter)
     }
 }
 
+void osu_coll_alloc(osu_coll_t *b, const osu_opts_t *o)
+{
+    osu_kind_t kind = o->kind;
+    /* Per-rank blocks: the buffer holding every rank's is n times the size. */
+    size_t scale = per_rank(kind) ? (size_t)o->nranks : 1;
+
+    memset(b, 0, sizeof(*b));
+    b->o = o;
+    b->sbuf = osu_alloc(
+        o, o->max_size * (plain(kind) == OSU_GATHER || plain(kind) == OSU_ALLGATHER ? 1 : scale));
+    b->rbuf = osu_alloc(o, o->max_size * (plain(kind) == OSU_SCATTER ? 1 : scale));
+    b->counts = calloc((size_t)o->nranks, sizeof(int));
+    b->displs = calloc((size_t)o->nranks, sizeof(int));
+    if (b->counts == NULL || b->displs == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void osu_coll_free(osu_coll_t *b)
+{
+    free(b->counts);
+    free(b->displs);
+    free(b->sbuf);
+    free(b->rbuf);
+}
+
+int osu_coll_size(osu_coll_t *b, size_t size)
+{
+    const osu_opts_t *o = b->o;
+    size_t count = size / sizeof(float);
+
+    if (is_reduction(o->kind) && count == 0)
+        return 0; /* as OSU: sizes below one float are skipped */
+    if (o->kind == OSU_REDUCE_SCATTER) {
+        for (int r = 0, d = 0; r < o->nranks; r++) {
+            b->counts[r] =
+                (int)(count / (size_t)o->nranks + ((size_t)r < count % (size_t)o->nranks));
+            b->displs[r] = d;
+            d += b->counts[r];
+        }
+    } else if (plain(o->kind) != o->kind) {
+        for (int r = 0; r < o->nranks; r++) {
+            b->counts[r] = (int)size;
+            b->displs[r] = (int)((size_t)r * size);
+        }
+    }
+    return 1;
+}
+
 int osu_coll_main(int argc, char **argv, osu_kind_t kind, const char *prog, const char *title)
 {
     osu_opts_t o;
-    bench_t b;
-    size_t scale;
+    osu_coll_t b;
     int rc;
 
     MPI_Init(&argc, &argv);
@@ -217,58 +257,31 @@ int osu_coll_main(int argc, char **argv, osu_kind_t kind, const char *prog, cons
         MPI_Finalize();
         return rc;
     }
-    memset(&b, 0, sizeof(b));
-    b.o = &o;
-    /* Per-rank blocks: the buffer holding every rank's is n times the size. */
-    scale = per_rank(kind) ? (size_t)o.nranks : 1;
-    b.sbuf = osu_alloc(
-        &o, o.max_size * (plain(kind) == OSU_GATHER || plain(kind) == OSU_ALLGATHER ? 1 : scale));
-    b.rbuf = osu_alloc(&o, o.max_size * (plain(kind) == OSU_SCATTER ? 1 : scale));
-    b.counts = calloc((size_t)o.nranks, sizeof(int));
-    b.displs = calloc((size_t)o.nranks, sizeof(int));
-    if (b.counts == NULL || b.displs == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    osu_coll_alloc(&b, &o);
     osu_print_header(&o);
 
     for (size_t size = o.min_size; size <= o.max_size; size = osu_next_size(size)) {
         int warmup, iters = osu_iterations(&o, size, &warmup);
-        size_t count = size / sizeof(float);
         double busy = 0, t;
         osu_stat_t all;
 
-        if (is_reduction(kind) && count == 0)
-            continue; /* as OSU: sizes below one float are skipped */
-        if (kind == OSU_REDUCE_SCATTER) {
-            for (int r = 0, d = 0; r < o.nranks; r++) {
-                b.counts[r] =
-                    (int)(count / (size_t)o.nranks + ((size_t)r < count % (size_t)o.nranks));
-                b.displs[r] = d;
-                d += b.counts[r];
-            }
-        } else if (plain(kind) != kind) {
-            for (int r = 0; r < o.nranks; r++) {
-                b.counts[r] = (int)size;
-                b.displs[r] = (int)((size_t)r * size);
-            }
-        }
+        if (!osu_coll_size(&b, size))
+            continue;
         MPI_Barrier(MPI_COMM_WORLD);
         for (int i = 0; i < warmup + iters; i++) {
             if (o.validate)
-                prepare(&b, size, i);
+                osu_coll_prepare(&b, size, i);
             t = MPI_Wtime();
             call(&b, size);
             if (i >= warmup)
                 busy += MPI_Wtime() - t;
             if (o.validate)
-                verify(&b, size, i);
+                osu_coll_verify(&b, size, i);
         }
         osu_gather(&o, 1, busy / iters * 1e6, &all);
         osu_print_row(&o, size, all.sum / (double)all.n, all.min, all.max, 0);
     }
-    free(b.counts);
-    free(b.displs);
-    free(b.sbuf);
-    free(b.rbuf);
+    osu_coll_free(&b);
     MPI_Finalize();
     return 0;
 }

@@ -78,7 +78,9 @@ static void usage(const osu_opts_t *o, FILE *f)
                 coll                      ? "4:1048576"
                 : lat && !is_rma(o->kind) ? "0:4194304"
                                           : "1:4194304");
-    if (has_sizes(o->kind))
+    if (!has_sizes(o->kind) && o->nbc)
+        fprintf(f, "  -i, --iterations ITER     timed iterations (default 100)\n");
+    else if (has_sizes(o->kind))
         fprintf(f,
                 "  -i, --iterations ITER     timed iterations per size (default %d; sizes above "
                 "%d bytes\n"
@@ -95,7 +97,8 @@ static void usage(const osu_opts_t *o, FILE *f)
                 "%d bytes WARMUP/%d)\n",
                 lat ? 100 : 10, OSU_LARGE_SIZE, lat ? 10 : 5);
     else
-        fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default 100)\n");
+        fprintf(f, "  -x, --warmup WARMUP       untimed iterations before them (default %d)\n",
+                o->nbc ? 10 : 100);
     if (has_window(o->kind))
         fprintf(f, "  -W, --window-size WINDOW  %s (default 64)\n",
                 is_rma(o->kind) ? "operations per synchronization"
@@ -111,14 +114,33 @@ static void usage(const osu_opts_t *o, FILE *f)
         fprintf(f, "  -c, --validation          check every byte of every message; a mismatch "
                    "names the\n"
                    "                            size, iteration and byte, and aborts the job\n");
-    if (!is_rma(o->kind))
+    if (o->nbc)
+        fprintf(f, "  -f, --full                also print the time of the post (Coll. Init), of "
+                   "the MPI_Test\n"
+                   "                            calls and of the MPI_Wait, and the minimum and "
+                   "maximum pure\n"
+                   "                            communication time over the ranks\n"
+                   "  -t, --num-test-calls CALLS  MPI_Test calls spread over each iteration's "
+                   "compute\n"
+                   "                            (default 0: compute, then MPI_Wait)\n");
+    else if (!is_rma(o->kind))
         fprintf(f, "  -f, --full                also print the minimum and maximum %s\n",
                 coll                  ? "over the ranks' averages"
                 : multi_pair(o->kind) ? "over the pairs"
                                       : "over the iterations");
     if (o->extra && o->extra->usage)
         fputs(o->extra->usage, f);
-    if (is_rma(o->kind))
+    if (o->nbc)
+        fprintf(f,
+                "      --csv                 print CSV instead: a header row, then one row per "
+                "size:\n"
+                "                            "
+                "benchmark,library,size,overall_us,compute_us,pure_comm_us,\n"
+                "                            overlap_pct[,init_us,test_us,wait_us,min_comm_us,"
+                "max_comm_us]\n"
+                "                            ([...]: with -f%s)\n",
+                has_sizes(o->kind) ? "" : "; one row, of size 0");
+    else if (is_rma(o->kind))
         fprintf(f,
                 "      --csv                 print CSV instead: a header row, then one row per "
                 "size:\n"
@@ -300,14 +322,29 @@ static int bad(const osu_opts_t *o, const char *fmt, const char *what)
     return 2;
 }
 
+static int init_opts(osu_opts_t *o, osu_kind_t kind, int nbc, const char *prog, const char *title,
+                     const osu_extra_opts_t *extra, int argc, char **argv);
+
 int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
              char **argv)
 {
-    return osu_init_extra(o, kind, prog, title, NULL, argc, argv);
+    return init_opts(o, kind, 0, prog, title, NULL, argc, argv);
 }
 
 int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title,
                    const osu_extra_opts_t *extra, int argc, char **argv)
+{
+    return init_opts(o, kind, 0, prog, title, extra, argc, argv);
+}
+
+int osu_init_nbc(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
+                 char **argv)
+{
+    return init_opts(o, kind, is_coll(kind), prog, title, NULL, argc, argv);
+}
+
+static int init_opts(osu_opts_t *o, osu_kind_t kind, int nbc, const char *prog, const char *title,
+                     const osu_extra_opts_t *extra, int argc, char **argv)
 {
     int lat = is_latency(kind), coll = is_coll(kind), iters = -1, warmup = -1, i, rc;
     char msg[256];
@@ -317,6 +354,7 @@ int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char 
     o->prog = prog;
     o->title = title;
     o->extra = extra;
+    o->nbc = nbc;
     /* OSU's defaults: point-to-point 0 (latency) or 1 to 4 MiB; collectives 4 B (one float)
      * to 1 MiB, 1000 iterations and 100 warm-up (100 and 10 above 8 KiB). */
     /* One-sided: 1 B to 4 MiB (OSU's one-sided latency tests start at 1, not 0); the atomics
@@ -332,6 +370,11 @@ int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char 
     o->iters_large = coll ? 100 : lat ? 1000 : 20;
     o->warmup_large = lat ? 10 : 2;
     o->window = 64;
+    if (nbc && !has_sizes(kind)) {
+        /* OSU's ibarrier runs its large-message counts */
+        o->iters = 100;
+        o->warmup = 10;
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &o->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &o->nranks);
     get_library(o);
@@ -364,6 +407,12 @@ int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char 
             val = opt_value(argc, argv, &i, arg, nl);
             if (val == NULL || parse_count(val, 0, &warmup))
                 return bad(o, "bad warm-up count '%s': expected a number >= 0", val ? val : "");
+        } else if (nbc && (is_opt(arg, 't', "--num-test-calls", &nl) ||
+                           is_opt(arg, 't', "--num_test_calls", &nl))) {
+            val = opt_value(argc, argv, &i, arg, nl);
+            if (val == NULL || parse_count(val, 0, &o->test_calls) || o->test_calls > 1000000)
+                return bad(o, "bad MPI_Test call count '%s': expected 0 to 1000000",
+                           val ? val : "");
         } else if (has_window(kind) && is_opt(arg, 'W', "--window-size", &nl)) {
             val = opt_value(argc, argv, &i, arg, nl);
             if (val == NULL || parse_count(val, 1, &o->window) || o->window > 65536)
@@ -540,6 +589,38 @@ void osu_gather(const osu_opts_t *o, int contributes, double v, osu_stat_t *all_
     }
 }
 
+void osu_gather_vec(const osu_opts_t *o, int n, const double *v, osu_stat_t *all_p)
+{
+    double msg[16];
+    int r, k;
+
+    if (n > (int)(sizeof(msg) / sizeof(msg[0])))
+        MPI_Abort(MPI_COMM_WORLD, 1); /* a caller's bug: more figures than one message holds */
+    if (o->rank != 0) {
+        MPI_Send((void *)v, n, MPI_DOUBLE, 0, OSU_TAG_GATHER, MPI_COMM_WORLD);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        osu_stat_reset(&all_p[k]);
+        osu_stat_add(&all_p[k], v[k]);
+    }
+    for (r = 1; r < o->nranks; r++) {
+        MPI_Recv(msg, n, MPI_DOUBLE, r, OSU_TAG_GATHER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (k = 0; k < n; k++)
+            osu_stat_add(&all_p[k], msg[k]);
+    }
+}
+
+double osu_nbc_overlap(const osu_nbc_row_t *r)
+{
+    double ov;
+
+    if (r->comm <= 0)
+        return 0;
+    ov = 100 * (1 - (r->overall - r->compute) / r->comm);
+    return ov > 0 ? ov : 0;
+}
+
 static const char *short_name(const osu_opts_t *o)
 {
     return strncmp(o->prog, "vbt_", 4) == 0 ? o->prog + 4 : o->prog;
@@ -551,6 +632,12 @@ void osu_print_header(const osu_opts_t *o)
 
     if (o->rank != 0)
         return;
+    if (o->csv && o->nbc) {
+        printf("benchmark,library,size,overall_us,compute_us,pure_comm_us,overlap_pct%s\n",
+               o->full ? ",init_us,test_us,wait_us,min_comm_us,max_comm_us" : "");
+        fflush(stdout);
+        return;
+    }
     if (o->csv) {
         printf("benchmark,library,size,%s%s%s\n", lat ? "latency_us" : "bandwidth_MBps",
                o->full ? (lat ? ",min_us,max_us" : ",min_MBps,max_MBps") : "",
@@ -563,6 +650,30 @@ void osu_print_header(const osu_opts_t *o)
     printf("# Ranks: %d", o->nranks);
     if (multi_pair(o->kind))
         printf(" (%d pairs)", o->nranks / 2);
+    if (o->nbc) {
+        /* OSU's nonblocking collectives: the iteration's parts, then the columns (the
+         * ibarrier's without a size). */
+        if (has_sizes(o->kind))
+            printf(", iterations: %d (%d above %d bytes), warm-up: %d (%d)", o->iters,
+                   o->iters_large, OSU_LARGE_SIZE, o->warmup, o->warmup_large);
+        else
+            printf(", iterations: %d, warm-up: %d", o->iters, o->warmup);
+        printf(", MPI_Test calls: %d%s\n", o->test_calls,
+               has_sizes(o->kind) ? (o->validate ? ", validation: on" : ", validation: off") : "");
+        printf("# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n");
+        if (has_sizes(o->kind))
+            printf("%-10s%18s", "# Size", "Overall(us)");
+        else
+            printf("%-18s", "# Overall(us)");
+        if (o->full)
+            printf("%18s%18s%18s%18s%18s%18s%18s%18s\n", "Compute(us)", "Coll. Init(us)",
+                   "MPI_Test(us)", "MPI_Wait(us)", "Pure Comm.(us)", "Min Comm.(us)",
+                   "Max Comm.(us)", "Overlap(%)");
+        else
+            printf("%18s%18s%18s\n", "Compute(us)", "Pure Comm.(us)", "Overlap(%)");
+        fflush(stdout);
+        return;
+    }
     if (!has_sizes(o->kind)) {
         /* OSU's barrier: no size column; -f adds min, max (over the ranks) and iterations. */
         printf(", iterations: %d, warm-up: %d\n", o->iters, o->warmup);
@@ -626,6 +737,33 @@ void osu_print_row(const osu_opts_t *o, size_t size, double value, double min, d
             printf("%18.2f", rate);
         if (o->full)
             printf("%18.2f%18.2f", min, max);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+void osu_print_nbc_row(const osu_opts_t *o, size_t size, const osu_nbc_row_t *r)
+{
+    double ov = osu_nbc_overlap(r);
+
+    if (o->rank != 0)
+        return;
+    if (o->csv) {
+        printf("%s,%s,%zu,%.3f,%.3f,%.3f,%.2f", short_name(o), o->label, size, r->overall,
+               r->compute, r->comm, ov);
+        if (o->full)
+            printf(",%.3f,%.3f,%.3f,%.3f,%.3f", r->init, r->test, r->wait, r->comm_min,
+                   r->comm_max);
+    } else {
+        if (has_sizes(o->kind))
+            printf("%-10zu", size);
+        printf("%18.2f%18.2f", r->overall, r->compute);
+        if (o->full)
+            printf("%18.2f%18.2f%18.2f%18.2f%18.2f%18.2f", r->init, r->test, r->wait, r->comm,
+                   r->comm_min, r->comm_max);
+        else
+            printf("%18.2f", r->comm);
+        printf("%18.2f", ov);
     }
     printf("\n");
     fflush(stdout);

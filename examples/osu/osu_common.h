@@ -54,9 +54,11 @@ typedef struct {
     int iters, warmup;             /* sizes up to OSU_LARGE_SIZE */
     int iters_large, warmup_large; /* larger sizes */
     int window;
-    int validate; /* -c: check every payload byte */
-    int full;     /* -f: min/max columns */
-    int csv;      /* --csv */
+    int validate;   /* -c: check every payload byte */
+    int nbc;        /* the nonblocking variant of a collective kind (osu_nbc.c) */
+    int test_calls; /* nbc -t: MPI_Test calls spread over the compute (0: none, as OSU) */
+    int full;       /* -f: min/max columns */
+    int csv;        /* --csv */
     int rank, nranks;
     char library[256];        /* first line of MPI_Get_library_version */
     char label[128];          /* the same, shortened and without commas: the CSV's library column */
@@ -89,6 +91,11 @@ int osu_init(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title
 int osu_init_extra(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title,
                    const osu_extra_opts_t *extra, int argc, char **argv);
 
+/* The same for the nonblocking variant of a collective kind (OSU_BARRIER for ibarrier): -t on
+ * top, the columns of OSU's nonblocking benchmarks (osu_print_nbc_row). */
+int osu_init_nbc(osu_opts_t *o, osu_kind_t kind, const char *prog, const char *title, int argc,
+                 char **argv);
+
 /* The size after s: MIN, 2*MIN, 4*MIN, ... (0 is followed by 1). */
 size_t osu_next_size(size_t s);
 
@@ -117,10 +124,27 @@ void osu_stat_add(osu_stat_t *s, double v);
  * must call it. */
 void osu_gather(const osu_opts_t *o, int contributes, double v, osu_stat_t *all_p);
 
+/* The same for n figures per rank at once: all_p[k] for figure k (every rank contributes). */
+void osu_gather_vec(const osu_opts_t *o, int n, const double *v, osu_stat_t *all_p);
+
+/* A nonblocking benchmark's figures for one size, each averaged over the ranks (µs): the whole
+ * post-compute-wait iteration, the compute alone (its MPI_Test calls not counted), the post,
+ * the MPI_Test calls, the MPI_Wait, and the pure communication time (post and wait without
+ * compute) with its minimum and maximum over the ranks. */
+typedef struct {
+    double overall, compute, init, test, wait, comm, comm_min, comm_max;
+} osu_nbc_row_t;
+
+/* OSU's overlap: max(0, 100 * (1 - (overall - compute) / comm)) percent. */
+double osu_nbc_overlap(const osu_nbc_row_t *r);
+
 /* Rank 0 only: the header (the "# " lines, or the CSV header row) and one row per size. rate is
  * mbw_mr's message rate (ignored by the others); min and max are printed with -f. */
 void osu_print_header(const osu_opts_t *o);
 void osu_print_row(const osu_opts_t *o, size_t size, double value, double min, double max,
                    double rate);
+/* A nonblocking benchmark's row: Overall, Compute, Pure Comm., Overlap; -f: also Coll. Init,
+ * MPI_Test, MPI_Wait, Min and Max Comm. in OSU's order. */
+void osu_print_nbc_row(const osu_opts_t *o, size_t size, const osu_nbc_row_t *r);
 
 #endif

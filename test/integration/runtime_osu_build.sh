@@ -1,5 +1,6 @@
 #!/bin/sh
-# The OSU-style benchmark sources (examples/osu, point-to-point, collective and one-sided) are
+# The OSU-style benchmark sources (examples/osu, point-to-point, collective, one-sided and
+# nonblocking collective) are
 # plain MPI:
 # they build standalone with the build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror)
 # and start as a world of one rank
@@ -9,7 +10,11 @@
 # sample CSV files into a PNG. The other-MPI and gnuplot parts are skipped (said so) when the
 # tools are missing; the test passes when the mandatory parts pass. The one-sided ones (osu_rma.c)
 # are built with Verbatim's mpicc only once its library has MPI_Win_* (said so otherwise); with
-# the other MPIs they build and run a short job in every -w mode and several -s modes.
+# the other MPIs they build and run a short job in every -w mode and several -s modes. The
+# nonblocking collective ones (osu_nbc.c) likewise once Verbatim's library has MPI_Iallreduce &
+# co; with the other MPIs each runs a short validated job (2 to 4 ranks, with and without -f and
+# -t), its rows checked for OSU's columns and an overlap between 0 and 100, and a copy whose
+# payloads are corrupted must fail its -c.
 set -u
 : "${abs_top_builddir:=$(pwd)}"
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -22,6 +27,9 @@ coll_benches="$coll_benches gatherv scatterv allgatherv alltoallv"
 # The one-sided ones share osu_rma.c.
 rma_benches="put_latency get_latency acc_latency get_acc_latency fop_latency cas_latency"
 rma_benches="$rma_benches put_bw get_bw put_bibw"
+# The nonblocking collectives share osu_nbc.c (and osu_coll.c's buffers and validation).
+nbc_benches="ibarrier ibcast ireduce iallreduce igather iscatter iallgather ialltoall"
+nbc_benches="$nbc_benches ireduce_scatter igatherv iscatterv iallgatherv ialltoallv"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
@@ -32,10 +40,12 @@ failed() {
     fail=1
 }
 
-# build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/ ($with_rma says whether the
-# one-sided ones too); 0 when all built. The shared sources (osu_common.c, the collective and
-# one-sided drivers) are compiled once, with the same flags, and linked into each benchmark.
+# build NAME MPICC [FLAGS...]: builds every benchmark into $tmp/NAME/ ($with_rma and $with_nbc
+# say whether the one-sided and the nonblocking ones too); 0 when all built. The shared sources
+# (osu_common.c, the collective, one-sided and nonblocking drivers) are compiled once, with the
+# same flags, and linked into each benchmark.
 with_rma=1
+with_nbc=1
 build() {
     _name=$1
     _cc=$2
@@ -44,6 +54,7 @@ build() {
     mkdir -p "$_dir"
     _shared="common coll"
     [ $with_rma = 1 ] && _shared="$_shared rma"
+    [ $with_nbc = 1 ] && _shared="$_shared nbc"
     for s in $_shared; do
         if ! _out=$("$_cc" "$@" -c -o "$_dir/osu_$s.o" "$src/osu_$s.c" 2>&1); then
             failed "$_name: $_cc $* -c osu_$s.c" "$_out"
@@ -52,11 +63,14 @@ build() {
     done
     _all="$benches $coll_benches"
     [ $with_rma = 1 ] && _all="$_all $rma_benches"
+    [ $with_nbc = 1 ] && _all="$_all $nbc_benches"
     for b in $_all; do
         _extra=
         case " $coll_benches " in *" $b "*) _extra="$_dir/osu_coll.o" ;; esac
         case " $rma_benches " in *" $b "*) _extra="$_dir/osu_rma.o" ;; esac
-        if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" ${_extra:+"$_extra"} 2>&1); then
+        _extra2=
+        case " $nbc_benches " in *" $b "*) _extra="$_dir/osu_nbc.o" _extra2="$_dir/osu_coll.o" ;; esac
+        if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" ${_extra:+"$_extra"} ${_extra2:+"$_extra2"} 2>&1); then
             failed "$_name: $_cc $* osu_$b.c osu_common.o $_extra" "$_out"
             return 1
         fi
@@ -93,6 +107,55 @@ rma_singleton() {
     esac
 }
 
+# nbc_singleton NAME: the nonblocking options as a world of one rank: -h names -t and the
+# columns; a bad -t, and -m for the ibarrier (no sizes), are usage errors; one rank is too few.
+nbc_singleton() {
+    out=$("$tmp/$1/vbt_osu_iallreduce" -h 2>&1)
+    rc=$?
+    case $rc:$out in
+    0:*"-t, --num-test-calls CALLS"*"overall_us,compute_us,pure_comm_us"*) ;;
+    *) failed "$1: vbt_osu_iallreduce -h: exit $rc" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_ialltoall" -t x 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad MPI_Test call count 'x'"*) ;;
+    *) failed "$1: vbt_osu_ialltoall -t x: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_ibarrier" -m 8 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"unknown option"*) ;;
+    *) failed "$1: vbt_osu_ibarrier -m (it has no sizes): exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_ibcast" -m 8 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"needs at least 2 ranks, not 1"*) ;;
+    *) failed "$1: vbt_osu_ibcast on one rank: exit $rc, expected 2" "$out" ;;
+    esac
+}
+
+# nbc_rows OUT FULL: the rows of a nonblocking benchmark's text output have OSU's columns (size,
+# Overall, Compute, Pure Comm., Overlap; -f: nine figures; the ibarrier without the size) and
+# an overlap from 0 to 100; prints the row count, or a reason and fails.
+nbc_rows() {
+    printf '%s\n' "$1" | awk -v full="$2" '
+        /^# Overall = Coll. Init \+ Compute \+ MPI_Test \+ MPI_Wait$/ { pre = 1 }
+        /Overall\(us\)/ { hdr = ($0 ~ /Pure Comm\.\(us\)/ && $0 ~ /Overlap\(%\)$/); nosize = ($0 !~ /Size/) }
+        /^ *[0-9]/ {
+            want = (full ? 9 : 4) + (nosize ? 0 : 1)
+            if (NF != want) { print "a row of " NF " fields, expected " want ": " $0; bad = 1; exit }
+            if ($NF + 0 < 0 || $NF + 0 > 100) { print "overlap out of 0..100: " $0; bad = 1; exit }
+            rows++
+        }
+        END {
+            if (bad) exit 1
+            if (!pre || !hdr) { print "no OSU nonblocking header"; exit 1 }
+            print rows + 0
+        }'
+}
+
 # With Verbatim's build-tree mpicc, as strictly as the compiler allows; the one-sided benchmarks
 # only when a program calling MPI_Win_free links (Verbatim before its one-sided engine: no).
 vcc="$abs_top_builddir/build-bin/mpicc"
@@ -106,6 +169,18 @@ if ! _out=$("$vcc" -o "$tmp/win" "$tmp/win.c" 2>&1); then
     fi
 fi
 vbt_rma=$with_rma
+# The nonblocking ones only when a program calling MPI_Iallreduce builds (not before Verbatim
+# has its nonblocking collectives).
+printf '#include <mpi.h>\nint main(void) { MPI_Request r = MPI_REQUEST_NULL; float a = 0, b; MPI_Init(0, 0); if (r != MPI_REQUEST_NULL) MPI_Iallreduce(&a, &b, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &r); MPI_Finalize(); return 0; }\n' >"$tmp/nbc.c"
+if ! _out=$("$vcc" -o "$tmp/nbc" "$tmp/nbc.c" 2>&1); then
+    if printf '%s\n' "$_out" | grep -q 'MPI_Iallreduce'; then
+        echo "SKIP (part): Verbatim's library has no MPI_Iallreduce yet: the nonblocking benchmarks are built with the other MPIs only"
+        with_nbc=0
+    else
+        failed "$vcc: a probe calling MPI_Iallreduce does not build, for another reason" "$_out"
+    fi
+fi
+vbt_nbc=$with_nbc
 if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wall -Wextra -Werror; then
     out=$("$tmp/verbatim/vbt_osu_bw" -h 2>&1)
     rc=$?
@@ -126,8 +201,10 @@ if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wa
     *) failed "vbt_osu_latency -x without a value: exit $rc, expected 2" "$out" ;;
     esac
     [ $vbt_rma = 1 ] && rma_singleton verbatim
+    [ $vbt_nbc = 1 ] && nbc_singleton verbatim
 fi
 with_rma=1 # the other MPIs have one-sided functions
+with_nbc=1 # and nonblocking collectives
 
 # Another MPI: build with its wrapper; run latency and bw with -c on 2 ranks and mbw_mr on 4
 # over its default (shared-memory) path, then a short job of each one-sided benchmark. A
@@ -144,6 +221,7 @@ rival() {
     fi
     build "$_name" "$_cc" -O2 -Wall -Wextra -Werror || return
     rma_singleton "$_name"
+    nbc_singleton "$_name"
     _ran=0
     for job in "2 latency -c -m 0:4096 -i 20 -x 2" "2 bw -c -m 1:65536 -i 4 -W 8" \
         "4 mbw_mr -c -m 1:4096 -i 4 -W 8" \
@@ -154,7 +232,15 @@ rival() {
         "2 cas_latency -w dynamic -s flush_local -i 20 -x 2" \
         "2 put_bw -w create -s fence -m 1:65536 -i 4 -W 8" \
         "2 get_bw -w dynamic -s flush -m 1:65536 -i 4 -W 8" \
-        "2 put_bibw -s pscw -m 1:65536 -i 4 -W 8"; do
+        "2 put_bibw -s pscw -m 1:65536 -i 4 -W 8" \
+        "2 ibarrier -i 20 -x 2" "3 ibarrier -f -t 5 -i 20 -x 2" \
+        "4 iallreduce -c -m 4:4096 -i 10 -x 2" "3 ireduce -c -f -t 10 -m 1:4096 -i 10 -x 2" \
+        "3 ibcast -c -t 3 -m 1:65536 -i 10 -x 2" "2 igather -c -f -m 1:4096 -i 10 -x 2" \
+        "3 iscatter -c -t 2 -m 1:4096 -i 10 -x 2" "4 iallgather -c -m 1:4096 -i 10 -x 2" \
+        "3 ialltoall -c -f -t 7 -m 1:4096 -i 10 -x 2" \
+        "4 ireduce_scatter -c -t 4 -m 4:4096 -i 10 -x 2" "3 ireduce_scatter -c -m 4:64 -i 10 -x 2" \
+        "3 igatherv -c -m 1:4096 -i 10 -x 2" "4 iscatterv -c -f -m 1:4096 -i 10 -x 2" \
+        "3 iallgatherv -c -t 1 -m 1:4096 -i 10 -x 2" "2 ialltoallv -c -m 1:4096 -i 10 -x 2"; do
         # shellcheck disable=SC2086 # split the job into words
         set -- $job
         _n=$1
@@ -166,8 +252,18 @@ rival() {
         if [ $rc -eq 0 ]; then
             _ran=1
             rows=$(printf '%s\n' "$out" | grep -c '^[0-9]')
+            case " $nbc_benches " in
+            *" $_b "*)
+                _full=0
+                case " $* " in *" -f "*) _full=1 ;; esac
+                if ! rows=$(nbc_rows "$out" $_full); then
+                    failed "$_name: vbt_osu_$_b $* on $_n ranks: $rows" "$out"
+                    continue
+                fi
+                ;;
+            esac
             [ "$rows" -gt 0 ] || failed "$_name: vbt_osu_$_b printed no rows" "$out"
-            case " $rma_benches " in
+            case " $rma_benches $nbc_benches " in
             *" $_b "*) echo "ran vbt_osu_$_b $* on $_n ranks with $_name: $rows sizes" ;;
             *) echo "ran vbt_osu_$_b -c on $_n ranks with $_name: $rows sizes checked" ;;
             esac
@@ -197,7 +293,11 @@ corrupt() {
         return
     fi
     cp "$src/osu_common.h" "$src/osu_bw.c" "$tmp/corrupt/"
-    if ! out=$("$_cc" -O2 -o "$tmp/corrupt/bw" "$tmp/corrupt/osu_bw.c" "$tmp/corrupt/osu_common.c" 2>&1); then
+    cp "$src/osu_coll.h" "$src/osu_coll.c" "$src/osu_nbc.h" "$src/osu_nbc.c" "$src/osu_ialltoall.c" \
+        "$tmp/corrupt/"
+    if ! out=$("$_cc" -O2 -o "$tmp/corrupt/bw" "$tmp/corrupt/osu_bw.c" "$tmp/corrupt/osu_common.c" 2>&1) ||
+        ! out=$("$_cc" -O2 -o "$tmp/corrupt/ialltoall" "$tmp/corrupt/osu_ialltoall.c" \
+            "$tmp/corrupt/osu_nbc.c" "$tmp/corrupt/osu_coll.c" "$tmp/corrupt/osu_common.c" 2>&1); then
         failed "building the corrupting copy with $_cc" "$out"
         return
     fi
@@ -209,6 +309,16 @@ corrupt() {
         failed "-c with a corrupted byte under $_run: exit $rc, expected non-zero and /$want/" "$out"
     else
         echo "-c caught a corrupted byte under $_run and said where"
+    fi
+    # The nonblocking driver's -c: every rank's blocks carry the flipped byte.
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        timeout 120 "$_run" $RIVAL_RUN_ARGS -n 2 "$tmp/corrupt/ialltoall" -c -m 64:256 -i 3 -x 0 2>&1)
+    rc=$?
+    want='vbt_osu_ialltoall: validation failed on rank [01]: size 128, iteration 0, byte 77: got 0x'
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$want"; then
+        failed "ialltoall -c with a corrupted byte under $_run: exit $rc, expected non-zero and /$want/" "$out"
+    else
+        echo "ialltoall -c caught a corrupted byte under $_run and said where"
     fi
 }
 
