@@ -2,7 +2,8 @@
 # Nonblocking and persistent collectives and MPI_Comm_idup (test/integration/nbc.c) natively
 # over shared memory at 1 to 7 ranks (oversubscribed where the machine has fewer cores), every
 # subtest; then the outstanding/idup subtests with the progress mode that sleeps at once
-# (block), where only the progress hook moves schedules on; and a singleton run.
+# (block), where only the progress hook moves schedules on; and a singleton run. NBC_NPS
+# overrides the rank counts of both loops (verbs_nbc.sh runs it over ib).
 set -u
 nbc="$abs_top_builddir/test/integration/nbc"
 fail=0
@@ -25,10 +26,10 @@ run() {
     fi
 }
 
-for n in 1 2 3 4 5 6 7; do
+for n in ${NBC_NPS:-1 2 3 4 5 6 7}; do
     run "$all" $n
 done
-for n in 2 5; do
+for n in ${NBC_NPS:-2 5}; do
     run "outstanding idup neighbor progress" $n VBT_PROGRESS=block
 done
 
