@@ -189,17 +189,17 @@ static uint64_t element_addr(const vbt_dtype_t *t, uint64_t base, size_t i)
 /* MPI_REPLACE of words [from, to): read them all, then swap each in until no other origin came
  * in between. Each step is posted for all the words still to do and waited once, so the words
  * cost a few round trips together, not two each. seen[i] ends with the value replaced (the
- * fetch result); old and todo are scratch. */
+ * fetch result); old and pending are scratch. */
 static vbt_status_t replace_batch(vbt_win_t *w, const vbt_win_op_t *op, uint64_t base,
                                   const uint64_t *in, size_t from, size_t to, uint64_t *seen,
-                                  uint64_t *old, size_t *todo)
+                                  uint64_t *old, size_t *pending)
 {
     int t = op->target;
     size_t left = to - from;
     vbt_status_t st = VBT_OK;
 
     for (size_t i = from; i < to && st == VBT_OK; i++) {
-        todo[i - from] = i;
+        pending[i - from] = i;
         st = post_atomic(w, t, VBT_TL_ATOMIC_FADD, 0, 0, element_addr(op->ttype, base, i), &seen[i],
                          NULL);
     }
@@ -208,17 +208,17 @@ static vbt_status_t replace_batch(vbt_win_t *w, const vbt_win_op_t *op, uint64_t
     while (st == VBT_OK && left > 0) {
         size_t still = 0;
         for (size_t k = 0; k < left && st == VBT_OK; k++) {
-            size_t i = todo[k];
+            size_t i = pending[k];
             st = post_atomic(w, t, VBT_TL_ATOMIC_CSWAP, in[i], seen[i],
                              element_addr(op->ttype, base, i), &old[i], NULL);
         }
         if (st == VBT_OK)
             st = vbt_win_wait_results(w, t);
         for (size_t k = 0; k < left && st == VBT_OK; k++) {
-            size_t i = todo[k];
+            size_t i = pending[k];
             if (old[i] != seen[i]) { /* another origin's word came in between: again */
                 seen[i] = old[i];
-                todo[still++] = i;
+                pending[still++] = i;
             }
         }
         left = still;
@@ -230,13 +230,13 @@ static vbt_status_t replace_batch(vbt_win_t *w, const vbt_win_op_t *op, uint64_t
  * of atomics in flight (and of operation objects in the window's pool). */
 static vbt_status_t replace_words(vbt_win_t *w, const vbt_win_op_t *op, uint64_t base,
                                   const uint64_t *in, size_t n, uint64_t *seen, uint64_t *old,
-                                  size_t *todo)
+                                  size_t *pending)
 {
     vbt_status_t st = VBT_OK;
 
     for (size_t from = 0; from < n && st == VBT_OK; from += VBT_WIN_ATOMIC_BATCH) {
         size_t to = n - from > VBT_WIN_ATOMIC_BATCH ? from + VBT_WIN_ATOMIC_BATCH : n;
-        st = replace_batch(w, op, base, in, from, to, seen, old, todo);
+        st = replace_batch(w, op, base, in, from, to, seen, old, pending);
     }
     return st;
 }
@@ -257,9 +257,9 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
     uint64_t base = w->peers[t].base + op->tdisp;
     uint64_t in_stack[VBT_WIN_ATOMIC_STACK], out_stack[VBT_WIN_ATOMIC_STACK];
     uint64_t old_stack[VBT_WIN_ATOMIC_STACK];
-    size_t todo_stack[VBT_WIN_ATOMIC_STACK]; /* a batch's words still to swap */
+    size_t pending_stack[VBT_WIN_ATOMIC_STACK]; /* a batch's words still to swap */
     uint64_t *in = in_stack, *out = out_stack, *old = old_stack;
-    size_t *todo = todo_stack;
+    size_t *pending = pending_stack;
     int replace = op->kind != VBT_WIN_CAS && op->op == MPI_REPLACE;
     /* One word, or words landing straight in a contiguous result buffer: asynchronous, the
      * last one completes the request. Otherwise (REPLACE loops, scattered results) here. */
@@ -274,8 +274,8 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
         in = malloc(n * sizeof(*in));
         out = fetch || replace ? malloc(n * sizeof(*out)) : out_stack;
         old = replace ? malloc(n * sizeof(*old)) : old_stack;
-        todo = replace ? malloc(VBT_WIN_ATOMIC_BATCH * sizeof(*todo)) : todo_stack;
-        if (in == NULL || out == NULL || old == NULL || todo == NULL) {
+        pending = replace ? malloc(VBT_WIN_ATOMIC_BATCH * sizeof(*pending)) : pending_stack;
+        if (in == NULL || out == NULL || old == NULL || pending == NULL) {
             st = VBT_ERR_NO_MEMORY;
             goto out;
         }
@@ -297,7 +297,7 @@ static int atomic_run(vbt_win_t *w, const vbt_win_op_t *op, vbt_request_t **req_
             st = VBT_ERR_NO_MEMORY;
     }
     if (st == VBT_OK && replace)
-        st = replace_words(w, op, base, in, n, out, old, todo);
+        st = replace_words(w, op, base, in, n, out, old, pending);
     for (size_t i = 0; i < n && st == VBT_OK && !replace; i++) {
         uint64_t raddr = element_addr(op->ttype, base, i);
         void *to = !fetch ? NULL : direct ? (void *)(rbase + i * 8) : (void *)&out[i];
@@ -335,8 +335,8 @@ out:
         free(out);
     if (old != old_stack)
         free(old);
-    if (todo != todo_stack)
-        free(todo);
+    if (pending != pending_stack)
+        free(pending);
     if (st == VBT_OK) {
         w->fence_ops++;
         if (req_p != NULL)

@@ -74,12 +74,14 @@ vbt_status_t vbt_api_wait(vbt_request_t *req)
     if (likely(req->kind < VBT_REQ_PSEND))
         return vbt_p2p_wait_flag(&req->complete);
     vbt_backoff_init(&backoff);
-    while (!vbt_request_done(req)) {
+    while (!vbt_request_done(req)) { /* vbt_p2p_wait_flag's loop, on a composite's parts */
         n = vbt_p2p_progress();
         if (n < 0)
             return (vbt_status_t)n;
         if (n == 0)
             vbt_p2p_idle(&backoff);
+        else
+            vbt_backoff_init(&backoff); /* traffic: spin again before sleeping */
     }
     return VBT_OK;
 }
