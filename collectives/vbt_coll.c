@@ -2,8 +2,47 @@
  * no data (the same decision on every rank: it depends only on arguments that must match), and
  * run the algorithm vbt_coll_select.c picks. */
 #include "vbt_coll_int.h"
+#include "vbt_sched.h"
 
 #include <stdlib.h>
+
+/* The long-message algorithms are schedules (vbt_sched.h), shared with the nonblocking and
+ * persistent calls: here built and run to their end. */
+typedef vbt_status_t(sched_allreduce_fn)(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf,
+                                         void *rbuf, size_t count, MPI_Datatype dt,
+                                         const vbt_op_t *op);
+
+static vbt_status_t run_allreduce(vbt_comm_t *comm, sched_allreduce_fn *fn, const void *sbuf,
+                                  void *rbuf, size_t count, MPI_Datatype dt, const vbt_op_t *op)
+{
+    vbt_sched_t *s = vbt_sched_create(comm);
+    vbt_status_t st;
+
+    if (s == NULL)
+        return VBT_ERR_NO_MEMORY;
+    st = fn(s, comm, sbuf, rbuf, count, dt, op);
+    if (st != VBT_OK) {
+        vbt_sched_destroy(s);
+        return st;
+    }
+    return vbt_sched_run(s);
+}
+
+static vbt_status_t run_bcast_scatter_allgather(vbt_comm_t *comm, void *buf, size_t count,
+                                                MPI_Datatype dt, int root)
+{
+    vbt_sched_t *s = vbt_sched_create(comm);
+    vbt_status_t st;
+
+    if (s == NULL)
+        return VBT_ERR_NO_MEMORY;
+    st = vbt_sched_bcast_scatter_allgather(s, comm, buf, count, dt, root);
+    if (st != VBT_OK) {
+        vbt_sched_destroy(s);
+        return st;
+    }
+    return vbt_sched_run(s);
+}
 
 vbt_status_t vbt_coll_bcast(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int root)
 {
@@ -12,7 +51,7 @@ vbt_status_t vbt_coll_bcast(vbt_comm_t *comm, void *buf, size_t count, MPI_Datat
     if (comm->size == 1 || bytes == 0)
         return VBT_OK;
     if (vbt_coll_select_bcast(comm->size, bytes) == VBT_COLL_ALG_SCATTER_ALLGATHER)
-        return vbt_coll_bcast_scatter_allgather(comm, buf, count, dt, root);
+        return run_bcast_scatter_allgather(comm, buf, count, dt, root);
     return vbt_coll_bcast_binomial(comm, buf, count, dt, root);
 }
 
@@ -36,9 +75,9 @@ vbt_status_t vbt_coll_allreduce(vbt_comm_t *comm, const void *sbuf, void *rbuf, 
     switch (vbt_coll_select_allreduce(comm->size, count, vbt_coll_bytes(count, dt),
                                       vbt_op_commutative(op))) {
     case VBT_COLL_ALG_RING:
-        return vbt_coll_allreduce_ring(comm, sbuf, rbuf, count, dt, op);
+        return run_allreduce(comm, vbt_sched_allreduce_ring, sbuf, rbuf, count, dt, op);
     case VBT_COLL_ALG_RABENSEIFNER:
-        return vbt_coll_allreduce_rabenseifner(comm, sbuf, rbuf, count, dt, op);
+        return run_allreduce(comm, vbt_sched_allreduce_rabenseifner, sbuf, rbuf, count, dt, op);
     default:
         return vbt_coll_allreduce_recursive_doubling(comm, sbuf, rbuf, count, dt, op);
     }

@@ -3,8 +3,11 @@
  * the half it keeps), then an allgather by recursive doubling that retraces those steps. Each
  * rank sends about 2 (n-1)/n of the vector in 2 log2 n rounds: bandwidth-optimal with few
  * latencies, for long vectors. Non-powers of two fold first, as in recursive doubling. The
- * halves do not keep rank order, so commutative ops only. */
-#include "vbt_coll_int.h"
+ * halves do not keep rank order, so commutative ops only.
+ *
+ * Written once as a schedule (vbt_sched.h): MPI_Iallreduce and MPI_Allreduce_init run it from
+ * the progress engine, MPI_Allreduce runs it to its end (vbt_sched_run). */
+#include "vbt_sched.h"
 
 #include <stdlib.h>
 
@@ -16,101 +19,105 @@ static size_t sum(const size_t *cnts, int from, int to)
     return s;
 }
 
-vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                             size_t count, MPI_Datatype dt, const vbt_op_t *op)
+/* Our range at the start of each phase and the partner's, steps of both phases, built into s. */
+static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, size_t count,
+                          MPI_Datatype dt, const vbt_op_t *op, int pof2, int newrank,
+                          const size_t *cnts, const size_t *disps)
 {
-    int n = comm->size;
-    int pof2, rem, newrank, mask;
-    int send_idx = 0, recv_idx = 0, last_idx;
-    size_t *cnts = NULL, *disps;
+    int rem = c->size - pof2, send_idx = 0, recv_idx = 0, last_idx = pof2, mask;
+    vbt_status_t st;
+
+    /* Reduce-scatter by recursive halving: [recv_idx, last_idx) is the range still ours. */
+    for (mask = 1; mask < pof2; mask <<= 1) {
+        int dst = vbt_coll_pof2_rank(newrank ^ mask, rem);
+        size_t scnt, rcnt;
+
+        if (newrank < (newrank ^ mask)) {
+            send_idx = recv_idx + pof2 / (mask * 2);
+            scnt = sum(cnts, send_idx, last_idx);
+            rcnt = sum(cnts, recv_idx, send_idx);
+        } else {
+            recv_idx = send_idx + pof2 / (mask * 2);
+            scnt = sum(cnts, send_idx, recv_idx);
+            rcnt = sum(cnts, recv_idx, last_idx);
+        }
+        if ((st = vbt_sched_recv(s, vbt_coll_at(tmp, disps[recv_idx], dt), rcnt, dt, dst)) !=
+                VBT_OK ||
+            (st = vbt_sched_send(s, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst)) !=
+                VBT_OK)
+            return st;
+        vbt_sched_round(s);
+        st = vbt_sched_reduce(s, op, vbt_coll_at(tmp, disps[recv_idx], dt),
+                              vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
+        if (st != VBT_OK)
+            return st;
+        send_idx = recv_idx;
+        /* The allgather starts from the last round's range: keep it. */
+        if (mask * 2 < pof2)
+            last_idx = recv_idx + pof2 / (mask * 2);
+    }
+    vbt_sched_round(s);
+
+    /* Allgather by recursive doubling, retracing the halving in reverse. */
+    for (mask = pof2 / 2; mask > 0; mask >>= 1) {
+        int dst = vbt_coll_pof2_rank(newrank ^ mask, rem);
+        size_t scnt, rcnt;
+
+        if (newrank < (newrank ^ mask)) {
+            if (mask != pof2 / 2)
+                last_idx = last_idx + pof2 / (mask * 2);
+            recv_idx = send_idx + pof2 / (mask * 2);
+            scnt = sum(cnts, send_idx, recv_idx);
+            rcnt = sum(cnts, recv_idx, last_idx);
+        } else {
+            recv_idx = send_idx - pof2 / (mask * 2);
+            scnt = sum(cnts, send_idx, last_idx);
+            rcnt = sum(cnts, recv_idx, send_idx);
+        }
+        if ((st = vbt_sched_recv(s, vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt, dst)) !=
+                VBT_OK ||
+            (st = vbt_sched_send(s, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst)) !=
+                VBT_OK)
+            return st;
+        vbt_sched_round(s);
+        if (newrank > (newrank ^ mask))
+            send_idx = recv_idx;
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf,
+                                              void *rbuf, size_t count, MPI_Datatype dt,
+                                              const vbt_op_t *op)
+{
+    int n = c->size, pof2 = vbt_coll_pof2_floor(n), newrank;
+    size_t *cnts;
     void *tmp;
     vbt_status_t st;
 
-    st = vbt_coll_copy(sbuf, count, dt, rbuf, count, dt);
-    if (st != VBT_OK || n == 1)
+    if (sbuf != MPI_IN_PLACE && sbuf != rbuf &&
+        (st = vbt_sched_copy(s, sbuf, count, dt, rbuf, count, dt)) != VBT_OK)
         return st;
-    tmp = vbt_coll_tmp_alloc(count, dt);
+    if (n == 1)
+        return VBT_OK;
+    tmp = vbt_sched_tmp(s, count, dt);
     if (tmp == NULL)
         return VBT_ERR_NO_MEMORY;
-    pof2 = vbt_coll_pof2_floor(n);
-    rem = n - pof2;
+    vbt_sched_round(s);
+    st = vbt_sched_pof2_fold(s, c, rbuf, tmp, count, dt, op, &newrank);
+    if (st != VBT_OK || newrank < 0)
+        return st != VBT_OK ? st : vbt_sched_pof2_unfold(s, c, rbuf, count, dt);
+    /* Block i of the pof2 the halving works on: cnts[i] elements at disps[i]. */
     cnts = malloc(2 * (size_t)pof2 * sizeof(*cnts));
-    if (cnts == NULL) {
-        st = VBT_ERR_NO_MEMORY;
-        goto out;
-    }
-    disps = cnts + pof2;
+    if (cnts == NULL)
+        return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < pof2; i++) {
         cnts[i] = count / (size_t)pof2 + ((size_t)i < count % (size_t)pof2);
-        disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
+        cnts[pof2 + i] = i ? cnts[pof2 + i - 1] + cnts[i - 1] : 0;
     }
-
-    st = vbt_coll_pof2_fold(comm, rbuf, tmp, count, dt, op, rem, VBT_COLL_TAG_ALLREDUCE, &newrank);
-    if (st != VBT_OK)
-        goto out;
-
-    if (newrank >= 0) {
-        /* Reduce-scatter by recursive halving: [recv_idx, last_idx) is the range still ours. */
-        last_idx = pof2;
-        for (mask = 1; mask < pof2; mask <<= 1) {
-            int newdst = newrank ^ mask;
-            int dst = vbt_coll_pof2_rank(newdst, rem);
-            size_t scnt, rcnt;
-
-            if (newrank < newdst) {
-                send_idx = recv_idx + pof2 / (mask * 2);
-                scnt = sum(cnts, send_idx, last_idx);
-                rcnt = sum(cnts, recv_idx, send_idx);
-            } else {
-                recv_idx = send_idx + pof2 / (mask * 2);
-                scnt = sum(cnts, send_idx, recv_idx);
-                rcnt = sum(cnts, recv_idx, last_idx);
-            }
-            st = vbt_coll_sendrecv(comm, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst,
-                                   vbt_coll_at(tmp, disps[recv_idx], dt), rcnt, dt, dst,
-                                   VBT_COLL_TAG_ALLREDUCE);
-            if (st != VBT_OK)
-                goto out;
-            st = vbt_coll_reduce_local(op, vbt_coll_at(tmp, disps[recv_idx], dt),
-                                       vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
-            if (st != VBT_OK)
-                goto out;
-            send_idx = recv_idx;
-            /* The allgather starts from the last round's range: keep it. */
-            if (mask * 2 < pof2)
-                last_idx = recv_idx + pof2 / (mask * 2);
-        }
-
-        /* Allgather by recursive doubling, retracing the halving in reverse. */
-        for (mask = pof2 / 2; mask > 0; mask >>= 1) {
-            int newdst = newrank ^ mask;
-            int dst = vbt_coll_pof2_rank(newdst, rem);
-            size_t scnt, rcnt;
-
-            if (newrank < newdst) {
-                if (mask != pof2 / 2)
-                    last_idx = last_idx + pof2 / (mask * 2);
-                recv_idx = send_idx + pof2 / (mask * 2);
-                scnt = sum(cnts, send_idx, recv_idx);
-                rcnt = sum(cnts, recv_idx, last_idx);
-            } else {
-                recv_idx = send_idx - pof2 / (mask * 2);
-                scnt = sum(cnts, send_idx, last_idx);
-                rcnt = sum(cnts, recv_idx, send_idx);
-            }
-            st = vbt_coll_sendrecv(comm, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst,
-                                   vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt, dst,
-                                   VBT_COLL_TAG_ALLREDUCE);
-            if (st != VBT_OK)
-                goto out;
-            if (newrank > newdst)
-                send_idx = recv_idx;
-        }
-    }
-
-    st = vbt_coll_pof2_unfold(comm, rbuf, count, dt, rem, VBT_COLL_TAG_ALLREDUCE);
-out:
+    st = build(s, c, rbuf, tmp, count, dt, op, pof2, newrank, cnts, cnts + pof2);
     free(cnts);
-    vbt_coll_tmp_free(tmp, count, dt);
-    return st;
+    if (st != VBT_OK)
+        return st;
+    return vbt_sched_pof2_unfold(s, c, rbuf, count, dt);
 }

@@ -2,40 +2,76 @@
  * ring allgather of those blocks. Each rank sends 2 (n-1)/n of the vector, in blocks that
  * stream through both neighbour links at once, with no folding step for groups that are not
  * powers of two: the choice for very long vectors. Partial sums wrap around the ring, so
- * commutative ops only. */
-#include "vbt_coll_int.h"
+ * commutative ops only.
+ *
+ * Written once as a schedule (vbt_sched.h), for MPI_Allreduce, MPI_Iallreduce and
+ * MPI_Allreduce_init alike; the blocking ring reduce-scatter (vbt_coll_ring.c) walks the same
+ * blocks. */
+#include "vbt_sched.h"
 
 #include <stdlib.h>
 
-vbt_status_t vbt_coll_allreduce_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
-                                     MPI_Datatype dt, const vbt_op_t *op)
+static int mod(int a, int n)
 {
-    int n = comm->size;
-    size_t *counts, *displs;
+    return ((a % n) + n) % n;
+}
+
+static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, MPI_Datatype dt,
+                          const vbt_op_t *op, const size_t *counts, const size_t *displs)
+{
+    int n = c->size, me = c->rank, right = mod(me + 1, n), left = mod(me - 1, n);
+    vbt_status_t st;
+
+    /* Round k: pass on the partial sum of block me - 1 - k, take the left neighbour's partial
+     * of block me - 2 - k into tmp and add ours to it. */
+    for (int k = 0; k < n - 1; k++) {
+        int sb = mod(me - 1 - k, n), rb = mod(me - 2 - k, n);
+        if ((st = vbt_sched_recv(s, tmp, counts[rb], dt, left)) != VBT_OK ||
+            (st = vbt_sched_send(s, vbt_coll_at(rbuf, displs[sb], dt), counts[sb], dt, right)) !=
+                VBT_OK)
+            return st;
+        vbt_sched_round(s);
+        st = vbt_sched_reduce(s, op, tmp, vbt_coll_at(rbuf, displs[rb], dt), counts[rb], dt);
+        if (st != VBT_OK)
+            return st;
+    }
+    vbt_sched_round(s);
+    /* Round k: forward block me - k (ours at k = 0, then the one just received). */
+    for (int k = 0; k < n - 1; k++) {
+        int sb = mod(me - k, n), rb = mod(me - k - 1, n);
+        if ((st = vbt_sched_recv(s, vbt_coll_at(rbuf, displs[rb], dt), counts[rb], dt, left)) !=
+                VBT_OK ||
+            (st = vbt_sched_send(s, vbt_coll_at(rbuf, displs[sb], dt), counts[sb], dt, right)) !=
+                VBT_OK)
+            return st;
+        vbt_sched_round(s);
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_sched_allreduce_ring(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
+                                      size_t count, MPI_Datatype dt, const vbt_op_t *op)
+{
+    int n = c->size;
+    size_t *counts;
     void *tmp;
     vbt_status_t st;
 
-    st = vbt_coll_copy(sbuf, count, dt, rbuf, count, dt);
-    if (st != VBT_OK || n == 1)
+    if (sbuf != MPI_IN_PLACE && sbuf != rbuf &&
+        (st = vbt_sched_copy(s, sbuf, count, dt, rbuf, count, dt)) != VBT_OK)
         return st;
+    if (n == 1)
+        return VBT_OK;
+    vbt_sched_round(s);
     counts = malloc(2 * (size_t)n * sizeof(*counts));
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
-    displs = counts + n;
     for (int i = 0; i < n; i++) {
         counts[i] = count / (size_t)n + ((size_t)i < count % (size_t)n);
-        displs[i] = i ? displs[i - 1] + counts[i - 1] : 0;
+        counts[n + i] = i ? counts[n + i - 1] + counts[i - 1] : 0;
     }
-    tmp = vbt_coll_tmp_alloc(counts[0], dt);
-    if (tmp == NULL) {
-        free(counts);
-        return VBT_ERR_NO_MEMORY;
-    }
-    st = vbt_coll_ring_reduce_scatter(comm, rbuf, counts, displs, dt, op, 0, tmp,
-                                      VBT_COLL_TAG_ALLREDUCE);
-    if (st == VBT_OK)
-        st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, dt, 0, VBT_COLL_TAG_ALLREDUCE);
-    vbt_coll_tmp_free(tmp, counts[0], dt);
+    tmp = vbt_sched_tmp(s, counts[0], dt); /* block 0 is the largest */
+    st = tmp == NULL ? VBT_ERR_NO_MEMORY : build(s, c, rbuf, tmp, dt, op, counts, counts + n);
     free(counts);
     return st;
 }

@@ -6,8 +6,10 @@
  * Chunks are cut in bytes of the packed message, not in elements: ranks may describe the same
  * data with different datatypes (only the type signature must match the root's), so their
  * elements need not line up. A rank whose datatype is contiguous works in its own buffer;
- * others pack (the root) or unpack (the rest) once around the exchange. */
-#include "vbt_coll_int.h"
+ * others pack (the root) or unpack (the rest) once around the exchange.
+ *
+ * Written once as a schedule (vbt_sched.h), for MPI_Bcast, MPI_Ibcast and MPI_Bcast_init. */
+#include "vbt_sched.h"
 
 #include <stdlib.h>
 
@@ -25,74 +27,71 @@ static void chunk_range(size_t bytes, size_t chunk, int a, int b, size_t *off_p,
 }
 
 /* The broadcast of bytes bytes at buf, n > 1. */
-static vbt_status_t scatter_allgather(vbt_comm_t *comm, void *buf, size_t bytes, int root)
+static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, char *buf, size_t bytes, int root)
 {
-    const MPI_Datatype dt = MPI_BYTE;
-    int n = comm->size, me = comm->rank;
-    int vr = (me - root + n) % n;
-    size_t chunk = (bytes + (size_t)n - 1) / (size_t)n, off, len;
-    size_t *counts, *displs;
-    vbt_request_t *reqs[32] = {NULL};
-    int nreq = 0, mask = 1;
-    vbt_status_t st = VBT_OK;
+    int n = c->size, me = c->rank, vr = (me - root + n) % n, mask = 1;
+    int right = (me + 1) % n, left = (me - 1 + n) % n;
+    size_t chunk = (bytes + (size_t)n - 1) / (size_t)n, off, len, soff, slen;
+    vbt_status_t st;
 
-    /* Scatter: rank v receives chunks [v, v + lowbit(v)) from v - lowbit(v). */
+    /* Scatter: rank v receives chunks [v, v + lowbit(v)) from v - lowbit(v), then hands the
+     * upper parts of that range on to v + lowbit(v) / 2, v + lowbit(v) / 4, ... */
     while (mask < n) {
         if (vr & mask) {
             chunk_range(bytes, chunk, vr, vr + mask < n ? vr + mask : n, &off, &len);
-            st = vbt_coll_recv(comm, vbt_coll_at(buf, off, dt), len, dt, (me - mask + n) % n,
-                               VBT_COLL_TAG_BCAST);
+            st = vbt_sched_recv(s, buf + off, len, MPI_BYTE, (me - mask + n) % n);
             if (st != VBT_OK)
                 return st;
+            vbt_sched_round(s);
             break;
         }
         mask <<= 1;
     }
-    for (mask >>= 1; mask > 0 && st == VBT_OK; mask >>= 1) {
+    for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask >= n)
             continue;
         chunk_range(bytes, chunk, vr + mask, vr + 2 * mask < n ? vr + 2 * mask : n, &off, &len);
-        st = vbt_coll_isend(comm, vbt_coll_at(buf, off, dt), len, dt, (me + mask) % n,
-                            VBT_COLL_TAG_BCAST, &reqs[nreq++]);
+        st = vbt_sched_send(s, buf + off, len, MPI_BYTE, (me + mask) % n);
+        if (st != VBT_OK)
+            return st;
     }
-    st = vbt_coll_finish(reqs, nreq, st);
-    if (st != VBT_OK)
-        return st;
+    vbt_sched_round(s);
 
-    /* Allgather: chunk j belongs to the rank numbered j from the root, real rank j + root. */
-    counts = malloc(2 * (size_t)n * sizeof(*counts));
-    if (counts == NULL)
-        return VBT_ERR_NO_MEMORY;
-    displs = counts + n;
-    for (int r = 0; r < n; r++) {
-        int j = (r - root + n) % n;
-        chunk_range(bytes, chunk, j, j + 1, &displs[r], &counts[r]);
+    /* Ring allgather of the chunks, numbered from the root: round k forwards chunk vr - k
+     * (ours at k = 0, then the one just received). */
+    for (int k = 0; k < n - 1; k++) {
+        chunk_range(bytes, chunk, (vr - k - 1 + n) % n, (vr - k - 1 + n) % n + 1, &off, &len);
+        chunk_range(bytes, chunk, (vr - k + n) % n, (vr - k + n) % n + 1, &soff, &slen);
+        if ((st = vbt_sched_recv(s, buf + off, len, MPI_BYTE, left)) != VBT_OK ||
+            (st = vbt_sched_send(s, buf + soff, slen, MPI_BYTE, right)) != VBT_OK)
+            return st;
+        vbt_sched_round(s);
     }
-    st = vbt_coll_ring_allgather(comm, buf, counts, displs, dt, 0, VBT_COLL_TAG_BCAST);
-    free(counts);
-    return st;
+    return VBT_OK;
 }
 
-vbt_status_t vbt_coll_bcast_scatter_allgather(vbt_comm_t *comm, void *buf, size_t count,
-                                              MPI_Datatype dt, int root)
+vbt_status_t vbt_sched_bcast_scatter_allgather(vbt_sched_t *s, vbt_comm_t *c, void *buf,
+                                               size_t count, MPI_Datatype dt, int root)
 {
     size_t bytes = vbt_coll_bytes(count, dt);
-    void *data = vbt_coll_contig_data(buf, dt), *packed = NULL;
-    vbt_status_t st = VBT_OK;
+    char *data = vbt_coll_contig_data(buf, dt);
+    vbt_status_t st;
 
-    if (comm->size == 1)
+    if (c->size == 1)
         return VBT_OK;
-    if (data == NULL) {
-        data = packed = vbt_coll_tmp_alloc(bytes, MPI_BYTE);
-        if (packed == NULL)
-            return VBT_ERR_NO_MEMORY;
-        if (comm->rank == root)
-            st = vbt_coll_copy(buf, count, dt, packed, bytes, MPI_BYTE);
+    if (data != NULL)
+        return build(s, c, data, bytes, root);
+    data = vbt_sched_tmp(s, bytes, MPI_BYTE);
+    if (data == NULL)
+        return VBT_ERR_NO_MEMORY;
+    if (c->rank == root) {
+        if ((st = vbt_sched_copy(s, buf, count, dt, data, bytes, MPI_BYTE)) != VBT_OK)
+            return st;
+        vbt_sched_round(s);
     }
-    if (st == VBT_OK)
-        st = scatter_allgather(comm, data, bytes, root);
-    if (st == VBT_OK && packed != NULL && comm->rank != root)
-        st = vbt_coll_copy(packed, bytes, MPI_BYTE, buf, count, dt);
-    vbt_coll_tmp_free(packed, bytes, MPI_BYTE);
-    return st;
+    if ((st = build(s, c, data, bytes, root)) != VBT_OK)
+        return st;
+    if (c->rank != root)
+        return vbt_sched_copy(s, data, bytes, MPI_BYTE, buf, count, dt);
+    return VBT_OK;
 }

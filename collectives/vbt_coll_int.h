@@ -178,8 +178,6 @@ vbt_status_t vbt_coll_neighbor_exchange(vbt_comm_t *comm, const vbt_coll_nbuf_t 
 
 vbt_status_t vbt_coll_bcast_binomial(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt,
                                      int root);
-vbt_status_t vbt_coll_bcast_scatter_allgather(vbt_comm_t *comm, void *buf, size_t count,
-                                              MPI_Datatype dt, int root);
 
 vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
                                       MPI_Datatype dt, const vbt_op_t *op, int root, int tag);
@@ -187,10 +185,6 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
 vbt_status_t vbt_coll_allreduce_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                                    size_t count, MPI_Datatype dt,
                                                    const vbt_op_t *op);
-vbt_status_t vbt_coll_allreduce_rabenseifner(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                             size_t count, MPI_Datatype dt, const vbt_op_t *op);
-vbt_status_t vbt_coll_allreduce_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
-                                     MPI_Datatype dt, const vbt_op_t *op);
 
 /* The ring reduce-scatter of a full vector in buf (modified), block i being counts[i] elements
  * at element offset displs[i]: afterwards rank r holds the reduction of block

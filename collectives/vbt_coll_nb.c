@@ -1,13 +1,16 @@
 /* Every nonblocking and persistent collective, written once as a schedule (vbt_sched.h). The
  * algorithms, for n ranks:
  *   barrier               dissemination: ceil(log2 n) rounds of one send and one receive;
- *   bcast                 binomial tree from the root;
+ *   bcast                 binomial tree from the root; scatter + ring allgather for long
+ *                         messages (vbt_coll_bcast_scatter_allgather.c);
  *   reduce                binomial tree: the children's vectors are received at once, then
  *                         combined in rank order (commutative ops: a tree rotated to the root;
  *                         others: rooted at rank 0, whose result is sent on to the root, so that
  *                         every combination is (lower ranks) op (higher ranks));
  *   allreduce             recursive doubling, a group that is not a power of two folded into one
  *                         first (as the blocking one, vbt_coll_util.c), lower ranks on the left;
+ *                         Rabenseifner's or a ring for long vectors (vbt_coll_allreduce_*.c,
+ *                         shared with the blocking call);
  *   gather(v), scatter(v) linear: the root posts every receive (send) in one round;
  *   allgather(v)          every block to every rank in one round for small data, a ring
  *                         (n - 1 rounds, one block each) above VBT_NB_DIRECT_BYTES;
@@ -60,9 +63,12 @@ static vbt_status_t build_bcast(vbt_sched_t *s, vbt_comm_t *c, void *buf, size_t
                                 MPI_Datatype dt, int root)
 {
     int n = c->size, vr = (c->rank - root + n) % n, mask = 1;
+    size_t bytes = vbt_coll_bytes(count, dt);
 
-    if (n == 1 || vbt_coll_bytes(count, dt) == 0)
+    if (n == 1 || bytes == 0)
         return VBT_OK;
+    if (vbt_coll_select_bcast(n, bytes) == VBT_COLL_ALG_SCATTER_ALLGATHER)
+        return vbt_sched_bcast_scatter_allgather(s, c, buf, count, dt, root);
     while (mask < n) {
         if (vr & mask) {
             TRY(vbt_sched_recv(s, buf, count, dt, (vr - mask + root) % n));
@@ -131,15 +137,52 @@ static int pof2_floor(int n)
     return p;
 }
 
-vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
-                                 size_t count, MPI_Datatype dt, const vbt_op_t *op)
+vbt_status_t vbt_sched_pof2_fold(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, size_t count,
+                                 MPI_Datatype dt, const vbt_op_t *op, int *newrank_p)
+{
+    int me = c->rank, rem = c->size - pof2_floor(c->size);
+
+    /* Of the first 2 * rem ranks, each even one hands its vector to the odd one above. */
+    if (me >= 2 * rem) {
+        *newrank_p = me - rem;
+        return VBT_OK;
+    }
+    if (me % 2 == 0) {
+        TRY(vbt_sched_send(s, rbuf, count, dt, me + 1));
+        vbt_sched_round(s);
+        *newrank_p = -1;
+        return VBT_OK;
+    }
+    TRY(vbt_sched_recv(s, tmp, count, dt, me - 1));
+    vbt_sched_round(s);
+    TRY(vbt_sched_reduce(s, op, tmp, rbuf, count, dt)); /* rank me - 1 on the left */
+    vbt_sched_round(s);
+    *newrank_p = me / 2;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_sched_pof2_unfold(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, size_t count,
+                                   MPI_Datatype dt)
+{
+    int me = c->rank, rem = c->size - pof2_floor(c->size);
+
+    if (me >= 2 * rem)
+        return VBT_OK;
+    if (me % 2)
+        TRY(vbt_sched_send(s, rbuf, count, dt, me - 1));
+    else
+        TRY(vbt_sched_recv(s, rbuf, count, dt, me + 1));
+    vbt_sched_round(s);
+    return VBT_OK;
+}
+
+static vbt_status_t build_allreduce_rd(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
+                                       size_t count, MPI_Datatype dt, const vbt_op_t *op)
 {
     int n = c->size, me = c->rank, pof2 = pof2_floor(n), rem = n - pof2, newrank;
     int commute = vbt_op_commutative(op);
     void *tmp;
 
-    if (count == 0)
-        return VBT_OK;
     if (sbuf != MPI_IN_PLACE && sbuf != rbuf)
         TRY(vbt_sched_copy(s, sbuf, count, dt, rbuf, count, dt));
     if (n == 1)
@@ -147,21 +190,7 @@ vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf
     tmp = vbt_sched_tmp(s, count, dt);
     TRY_PTR(tmp);
     vbt_sched_round(s);
-    /* Fold: of the first 2 * rem ranks, each even one hands its vector to the odd one above. */
-    if (me < 2 * rem) {
-        if (me % 2 == 0) {
-            TRY(vbt_sched_send(s, rbuf, count, dt, me + 1));
-            newrank = -1;
-        } else {
-            TRY(vbt_sched_recv(s, tmp, count, dt, me - 1));
-            vbt_sched_round(s);
-            TRY(vbt_sched_reduce(s, op, tmp, rbuf, count, dt));
-            newrank = me / 2;
-        }
-    } else {
-        newrank = me - rem;
-    }
-    vbt_sched_round(s);
+    TRY(vbt_sched_pof2_fold(s, c, rbuf, tmp, count, dt, op, &newrank));
     if (newrank >= 0) {
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int pn = newrank ^ mask;
@@ -178,15 +207,23 @@ vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf
         }
         vbt_sched_round(s);
     }
-    /* Unfold: the result back to the ranks the fold left out. */
-    if (me < 2 * rem) {
-        if (me % 2)
-            TRY(vbt_sched_send(s, rbuf, count, dt, me - 1));
-        else
-            TRY(vbt_sched_recv(s, rbuf, count, dt, me + 1));
-        vbt_sched_round(s);
+    return vbt_sched_pof2_unfold(s, c, rbuf, count, dt);
+}
+
+vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
+                                 size_t count, MPI_Datatype dt, const vbt_op_t *op)
+{
+    if (count == 0)
+        return VBT_OK;
+    switch (vbt_coll_select_allreduce(c->size, count, vbt_coll_bytes(count, dt),
+                                      vbt_op_commutative(op))) {
+    case VBT_COLL_ALG_RING:
+        return vbt_sched_allreduce_ring(s, c, sbuf, rbuf, count, dt, op);
+    case VBT_COLL_ALG_RABENSEIFNER:
+        return vbt_sched_allreduce_rabenseifner(s, c, sbuf, rbuf, count, dt, op);
+    default:
+        return build_allreduce_rd(s, c, sbuf, rbuf, count, dt, op);
     }
-    return VBT_OK;
 }
 
 /* One rank's block of a v or w buffer. */

@@ -1,5 +1,6 @@
-/* The two ring schedules that the ring allreduce, the ring reduce-scatter and the
- * scatter-allgather broadcast are made of. In each of n - 1 steps every rank sends one block to
+/* The two blocking ring schedules that the ring reduce-scatter and the ring allgather(v) are
+ * made of (the ring allreduce and the scatter-allgather broadcast walk the same blocks as
+ * schedules of vbt_sched.h). In each of n - 1 steps every rank sends one block to
  * its right neighbour and receives one from its left, both in flight together: bandwidth-optimal
  * (each block crosses each link once per phase) at the price of n - 1 latencies. */
 #include "vbt_coll_int.h"

@@ -504,3 +504,22 @@ vbt_status_t vbt_coll_start(vbt_request_t *req)
     advance(s); /* the first round goes out now */
     return VBT_OK;
 }
+
+vbt_status_t vbt_sched_run(vbt_sched_t *s)
+{
+    vbt_request_t *req;
+    vbt_status_t st = vbt_sched_commit(s, 0, &req);
+
+    if (st != VBT_OK)
+        return st;
+    if (!req->complete)
+        st = vbt_p2p_wait_flag(&req->complete);
+    if (st != VBT_OK) {
+        /* The transport failed; the schedule's messages may still be in its hands. */
+        req->flags |= VBT_REQF_FREED;
+        return st;
+    }
+    st = s->status;
+    vbt_request_release(req); /* destroys s */
+    return st;
+}

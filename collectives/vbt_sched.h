@@ -86,5 +86,29 @@ vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf
 /* Hand the schedule to a new request (VBT_REQ_COLL). persistent: inactive until
  * vbt_coll_start; else started now. VBT_ERR_NO_MEMORY (the schedule is destroyed then). */
 vbt_status_t vbt_sched_commit(vbt_sched_t *s, int persistent, vbt_request_t **req_p);
+/* A blocking collective: run the schedule to its end (driving progress) and destroy it; VBT_OK
+ * or its first failure. */
+vbt_status_t vbt_sched_run(vbt_sched_t *s);
+
+/* The long-message algorithms, written once for the blocking and the nonblocking calls
+ * (vbt_coll.c and vbt_coll_nb.c pick them as vbt_coll_select.c says). sbuf may be MPI_IN_PLACE
+ * and count is not 0. Commutative ops only (the blocks are combined out of rank order). */
+vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf,
+                                              void *rbuf, size_t count, MPI_Datatype dt,
+                                              const vbt_op_t *op);
+vbt_status_t vbt_sched_allreduce_ring(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
+                                      size_t count, MPI_Datatype dt, const vbt_op_t *op);
+/* A broadcast of count elements of dt at buf from root, of more than 0 bytes. */
+vbt_status_t vbt_sched_bcast_scatter_allgather(vbt_sched_t *s, vbt_comm_t *c, void *buf,
+                                               size_t count, MPI_Datatype dt, int root);
+
+/* Folding a group that is not a power of two for an allreduce (vbt_coll_nb.c), as
+ * vbt_coll_pof2_fold/unfold do it for the blocking ones: the fold's steps into s, and
+ * *newrank_p the rank's place in the folded group or -1. rbuf holds our vector, tmp has room
+ * for count elements. */
+vbt_status_t vbt_sched_pof2_fold(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, size_t count,
+                                 MPI_Datatype dt, const vbt_op_t *op, int *newrank_p);
+vbt_status_t vbt_sched_pof2_unfold(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, size_t count,
+                                   MPI_Datatype dt);
 
 #endif

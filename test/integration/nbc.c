@@ -1111,12 +1111,173 @@ static void test_progress(void)
     }
 }
 
+/* The long-message algorithms (Rabenseifner's and the ring allreduce, the scatter-allgather
+ * bcast; nbc.sh forces each through VBT_COLL_*), written once as schedules and run by the
+ * blocking, nonblocking and persistent calls alike: odd counts from below the group size
+ * (empty blocks) to above the ring's switch point, every root, in place, a derived type with
+ * holes, several outstanding at once completed in reverse order. */
+static const int long_counts[] = {3, 13, 1001, 70001, 140001};
+#define NLONG ((int)(sizeof(long_counts) / sizeof(long_counts[0])))
+
+static void long_bcast(int c, int root, int way)
+{
+    int *buf = ialloc(c);
+    MPI_Request req = MPI_REQUEST_NULL;
+
+    for (int it = 0; it < (way == 2 ? 3 : 1); it++) {
+        for (int i = 0; i < c; i++)
+            buf[i] = rank == root ? V(root, i, it + way) : -1;
+        if (way == 0) {
+            OK(MPI_Bcast(buf, c, MPI_INT, root, MPI_COMM_WORLD));
+        } else {
+            POST(way == 2, it, req, MPI_Ibcast(buf, c, MPI_INT, root, MPI_COMM_WORLD, &req),
+                 MPI_Bcast_init(buf, c, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+        for (int i = 0; i < c; i++)
+            EXPECT(buf[i], V(root, i, it + way), "long bcast (way %d) count %d root %d i %d", way,
+                   c, root, i);
+    }
+    DONE(way == 2, req);
+    free(buf);
+}
+
+static void long_allreduce(int c, int way, int inplace)
+{
+    int *s = ialloc(c), *r = ialloc(c);
+    MPI_Request req = MPI_REQUEST_NULL;
+    const void *sb = inplace ? MPI_IN_PLACE : s;
+
+    for (int it = 0; it < (way == 2 ? 3 : 1); it++) {
+        for (int i = 0; i < c; i++) {
+            s[i] = V(rank, i, it + way);
+            r[i] = inplace ? s[i] : -1;
+        }
+        if (way == 0) {
+            OK(MPI_Allreduce(sb, r, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        } else {
+            POST(way == 2, it, req,
+                 MPI_Iallreduce(sb, r, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req),
+                 MPI_Allreduce_init(sb, r, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+        for (int i = 0; i < c; i++) {
+            EXPECT(r[i], sum_upto(size, i, it + way), "long allreduce (way %d%s) count %d i %d",
+                   way, inplace ? ", in place" : "", c, i);
+            if (!inplace)
+                EXPECT(s[i], V(rank, i, it + way), "long allreduce changed sendbuf");
+        }
+    }
+    DONE(way == 2, req);
+    free(s);
+    free(r);
+}
+
+/* c pairs of ints with a hole after each (vector 2 x 1 stride 2, resized to 3 ints): the root
+ * of a bcast sends c pairs, the others receive 2c plain ints (the same type signature); an
+ * allreduce of c pairs leaves the holes alone. */
+static void long_derived(int c)
+{
+    MPI_Datatype vec, pair;
+    int *a = ialloc(3L * c), *b = ialloc(3L * c), root = c % size;
+    MPI_Request req;
+
+    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    OK(MPI_Type_create_resized(vec, 0, 3 * (MPI_Aint)sizeof(int), &pair));
+    OK(MPI_Type_commit(&pair));
+    OK(MPI_Type_free(&vec));
+    for (long i = 0; i < 3L * c; i++)
+        a[i] = rank == root && i % 3 != 1 ? V(root, i, 5) : -3;
+    if (rank == root)
+        OK(MPI_Ibcast(a, c, pair, root, MPI_COMM_WORLD, &req));
+    else
+        OK(MPI_Ibcast(a, 2 * c, MPI_INT, root, MPI_COMM_WORLD, &req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (long k = 0; k < 2L * c; k++) {
+        long i = k / 2 * 3 + (k % 2) * 2; /* the k-th int of the pairs at the root */
+        if (rank == root)
+            EXPECT(a[i], V(root, i, 5), "long bcast of pairs, root, int %ld", k);
+        else
+            EXPECT(a[k], V(root, i, 5), "long bcast of pairs into ints, int %ld", k);
+    }
+    for (long i = 0; i < 3L * c; i++) {
+        a[i] = i % 3 == 1 ? -3 : V(rank, i, 6);
+        b[i] = -4;
+    }
+    OK(MPI_Allreduce(a, b, c, pair, MPI_SUM, MPI_COMM_WORLD));
+    for (long i = 0; i < 3L * c; i++)
+        EXPECT(b[i], i % 3 == 1 ? -4 : sum_upto(size, i, 6), "long allreduce of pairs i %ld", i);
+    for (long i = 0; i < 3L * c; i++)
+        b[i] = -4;
+    OK(MPI_Iallreduce(a, b, c, pair, MPI_SUM, MPI_COMM_WORLD, &req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (long i = 0; i < 3L * c; i++)
+        EXPECT(b[i], i % 3 == 1 ? -4 : sum_upto(size, i, 6), "long iallreduce of pairs i %ld", i);
+    OK(MPI_Type_free(&pair));
+    free(a);
+    free(b);
+}
+
+/* A long ibcast, a long and a short iallreduce, a blocking long allreduce in between, all
+ * outstanding together and waited for in reverse order. */
+static void long_outstanding(int c)
+{
+    int *bc = ialloc(c), *s = ialloc(c), *r1 = ialloc(c), *r2 = ialloc(c), x = rank + 1, y = 0;
+    int root = size - 1;
+    MPI_Request req[3];
+
+    for (int i = 0; i < c; i++) {
+        bc[i] = rank == root ? V(root, i, 8) : -1;
+        s[i] = V(rank, i, 8);
+        r1[i] = r2[i] = -1;
+    }
+    OK(MPI_Ibcast(bc, c, MPI_INT, root, MPI_COMM_WORLD, &req[0]));
+    OK(MPI_Iallreduce(s, r1, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[1]));
+    OK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[2]));
+    OK(MPI_Allreduce(s, r2, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int k = 2; k >= 0; k--)
+        OK(MPI_Wait(&req[k], MPI_STATUS_IGNORE));
+    EXPECT(y, size * (size + 1) / 2, "short iallreduce among long ones");
+    for (int i = 0; i < c; i++) {
+        EXPECT(bc[i], V(root, i, 8), "outstanding long ibcast i %d", i);
+        EXPECT(r1[i], sum_upto(size, i, 8), "outstanding long iallreduce i %d", i);
+        EXPECT(r2[i], sum_upto(size, i, 8), "blocking long allreduce among others i %d", i);
+    }
+    free(bc);
+    free(s);
+    free(r1);
+    free(r2);
+}
+
+static void test_long(void)
+{
+    for (int k = 0; k < NLONG; k++) {
+        int c = long_counts[k];
+        for (int root = 0; root<size; root += c> 100000 ? 3 : 1)
+            for (int way = 0; way < 3; way++)
+                long_bcast(c, root, way);
+        for (int way = 0; way < 3; way++) {
+            long_allreduce(c, way, 0);
+            long_allreduce(c, way, 1);
+        }
+        long_derived(c);
+        long_outstanding(c);
+    }
+}
+
 static const mpitest_t tests[] = {
-    {"nonblocking", test_nonblocking}, {"persistent", test_persistent},
-    {"inplace", test_inplace},         {"outstanding", test_outstanding},
-    {"derived", test_derived},         {"noncommutative", test_noncommutative},
-    {"neighbor", test_neighbor},       {"idup", test_idup},
-    {"errors", test_errors},           {"progress", test_progress},
+    {"nonblocking", test_nonblocking},
+    {"persistent", test_persistent},
+    {"inplace", test_inplace},
+    {"outstanding", test_outstanding},
+    {"derived", test_derived},
+    {"noncommutative", test_noncommutative},
+    {"neighbor", test_neighbor},
+    {"idup", test_idup},
+    {"errors", test_errors},
+    {"progress", test_progress},
+    {"long", test_long},
 };
 
 int main(int argc, char **argv)

@@ -2,13 +2,14 @@
 # Nonblocking and persistent collectives and MPI_Comm_idup (test/integration/nbc.c) natively
 # over shared memory at 1 to 7 ranks (oversubscribed where the machine has fewer cores), every
 # subtest; then the outstanding/idup subtests with the progress mode that sleeps at once
-# (block), where only the progress hook moves schedules on; and a singleton run. NBC_NPS
+# (block), where only the progress hook moves schedules on; the long-message algorithms forced
+# one by one; and a singleton run. NBC_NPS
 # overrides the rank counts of both loops (verbs_nbc.sh runs it over ib).
 set -u
 nbc="$abs_top_builddir/test/integration/nbc"
 fail=0
 all="nonblocking persistent inplace outstanding derived noncommutative neighbor idup errors
-progress"
+progress long"
 
 run() {
     tests=$1
@@ -31,6 +32,12 @@ for n in ${NBC_NPS:-1 2 3 4 5 6 7}; do
 done
 for n in ${NBC_NPS:-2 5}; do
     run "outstanding idup neighbor progress" $n VBT_PROGRESS=block
+done
+# The long-message schedules at every size: chosen by size (Rabenseifner's, the ring above
+# 512 KiB at non-powers of two; the default run above too), then each forced at every count.
+for n in ${NBC_NPS:-1 2 3 4 5 6 7}; do
+    run long $n VBT_COLL_ALLREDUCE=ring VBT_COLL_BCAST=scatter_allgather
+    run long $n VBT_COLL_ALLREDUCE=rabenseifner VBT_PROGRESS=block
 done
 
 out=$(timeout 120 "$nbc" $all 2>&1)
