@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAG_BASE        16
-#define TAG_SETUP(tag)  (-TAG_BASE - (tag))
-#define TAG_DATA(index) (-TAG_BASE - (1 << 30) - (int)(index))
-#define INDEX_MAX       (1u << 22) /* requests in the pool at most (vbt_request.c) */
+#define TAG_BASE              16
+#define TAG_SETUP(tag)        (-TAG_BASE - (tag))
+#define LANES                 128 /* data tags per request (vbt_part.h) */
+#define TAG_DATA(index, unit) (-TAG_BASE - (1 << 30) - (int)(index)*LANES - (int)((unit) % LANES))
+#define INDEX_MAX             (1u << 22) /* requests in the pool at most (vbt_request.c) */
 
 static void on_setup(vbt_request_t *setup, void *arg);
 static vbt_status_t pair(vbt_request_t *req);
@@ -94,6 +95,11 @@ static vbt_status_t make_units(vbt_part_t *p, int units, size_t unit_bytes)
     p->unit_done = calloc((size_t)units + 1, 1);
     if (p->unit_req == NULL || p->unit_done == NULL)
         return VBT_ERR_NO_MEMORY;
+    if (p->is_send) {
+        p->sent = calloc((size_t)units + 1, 1);
+        if (p->sent == NULL)
+            return VBT_ERR_NO_MEMORY;
+    }
     if (!p->is_send && p->dtype != NULL && units > 0 && unit_bytes > 0) {
         p->staging = malloc((size_t)units * unit_bytes);
         if (p->staging == NULL)
@@ -112,25 +118,26 @@ static void post_receives(vbt_request_t *req)
     for (int u = 0; u < p->units; u++) {
         p->unit_done[u] = 0;
         if (p->drain)
-            st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, NULL, 0, req->peer, p->data_tag,
-                               &p->unit_req[u]);
+            st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, NULL, 0, req->peer,
+                               TAG_DATA(p->data_index, u), &p->unit_req[u]);
         else
             st = vbt_p2p_irecv(req->comm, VBT_CTX_P2P, base + (size_t)u * p->unit_bytes,
-                               p->unit_bytes, req->peer, p->data_tag, &p->unit_req[u]);
+                               p->unit_bytes, req->peer, TAG_DATA(p->data_index, u),
+                               &p->unit_req[u]);
         if (st != VBT_OK) {
             fail(p, st);
             p->unit_req[u] = NULL;
             p->unit_done[u] = 1;
         }
     }
-    p->next = 0;
 }
 
 static void reset_epoch(vbt_part_t *p)
 {
     p->error = p->pair_error; /* a failed pairing fails every epoch */
-    p->next = 0;
     memset(p->ready, 0, (size_t)p->partitions);
+    if (p->sent != NULL)
+        memset(p->sent, 0, (size_t)p->partitions);
     if (p->unit_done != NULL)
         memset(p->unit_done, 0, (size_t)p->units);
 }
@@ -170,7 +177,7 @@ static vbt_status_t pair(vbt_request_t *req)
         p->setup_msg[0] = (uint64_t)p->partitions;
         p->setup_msg[1] = (uint64_t)p->part_bytes;
         p->setup_msg[2] = (uint64_t)index_of(req);
-        p->data_tag = TAG_DATA(index_of(req));
+        p->data_index = index_of(req);
         st = make_units(p, p->partitions, p->part_bytes);
         if (st != VBT_OK)
             return st;
@@ -221,7 +228,7 @@ static void on_setup(vbt_request_t *setup, void *arg)
         p->units = 0;
         return;
     }
-    p->data_tag = TAG_DATA((int)index);
+    p->data_index = (int)index;
     if (units * unit_bytes != total) {
         vbt_error("partitioned receive from rank %d tag %d: the sender sends %llu partitions of "
                   "%llu bytes, but this receive takes %d of %zu bytes (%zu in all): the type "
@@ -242,21 +249,27 @@ static void on_setup(vbt_request_t *setup, void *arg)
         post_receives(req);
 }
 
-static void send_ready(vbt_request_t *req)
+/* Partition u was readied: send it, and the ones readied after it on its lane that waited
+ * for it, unless one before it on its lane is still to go (whose send takes u along). */
+static void send_unit(vbt_request_t *req, int u)
 {
     vbt_part_t *p = req->x.part;
     const char *base = p->buf;
     vbt_status_t st;
 
-    for (; p->next < p->units && p->ready[p->next]; p->next++) {
-        int u = p->next;
+    if (u >= LANES && !p->sent[u - LANES])
+        return;
+    for (; u < p->units && p->ready[u] && !p->sent[u]; u += LANES) {
+        p->sent[u] = 1;
         if (p->dtype == NULL)
             st = vbt_p2p_isend(req->comm, VBT_CTX_P2P, base + (size_t)u * p->part_bytes,
-                               p->part_bytes, req->peer, p->data_tag, 0, &p->unit_req[u]);
+                               p->part_bytes, req->peer, TAG_DATA(p->data_index, u), 0,
+                               &p->unit_req[u]);
         else
-            st = vbt_p2p_isend_dt(
-                req->comm, VBT_CTX_P2P, base + (ptrdiff_t)u * (ptrdiff_t)p->count * p->extent,
-                p->part_bytes, p->dtype, p->count, req->peer, p->data_tag, 0, &p->unit_req[u]);
+            st = vbt_p2p_isend_dt(req->comm, VBT_CTX_P2P,
+                                  base + (ptrdiff_t)u * (ptrdiff_t)p->count * p->extent,
+                                  p->part_bytes, p->dtype, p->count, req->peer,
+                                  TAG_DATA(p->data_index, u), 0, &p->unit_req[u]);
         if (st != VBT_OK) {
             fail(p, st);
             p->unit_req[u] = NULL;
@@ -300,8 +313,6 @@ int vbt_part_poll(vbt_request_t *req)
         return 1;
     if (p->state == VBT_PART_SETUP) /* on_setup runs from the progress call */
         return 0;
-    if (p->is_send)
-        send_ready(req);
     done = reap_units(req);
     if (p->is_send && p->setup != NULL && p->setup->complete) { /* the first epoch's SETUP */
         if (p->setup->status_error != MPI_SUCCESS)
@@ -325,8 +336,7 @@ void vbt_part_ready(vbt_request_t *req, int part)
     vbt_part_t *p = req->x.part;
 
     p->ready[part] = 1;
-    if (part == p->next)
-        send_ready(req); /* this one, and those readied after it that waited for it */
+    send_unit(req, part);
 }
 
 int vbt_part_arrived(vbt_request_t *req, int part)
@@ -374,6 +384,7 @@ void vbt_part_destroy(vbt_request_t *req)
     free(p->unit_req);
     free(p->unit_done);
     free(p->ready);
+    free(p->sent);
     free(p);
     req->x.part = NULL;
     vbt_request_release(req);

@@ -2,11 +2,13 @@
  *
  * A send and a receive pair up at initialization, by (communicator, source, tag) and then in the
  * order of the initialization calls (MPI-4.1 4.2): MPI_Psend_init sends a SETUP message (its
- * partitions, their size, and the tag its data goes on, unique to the sending request). Every epoch
- * then moves the sender's partitions as one message each, in partition order, sent from MPI_Pready
- * itself (so data moves without the sender waiting): a partition readied out of order waits until
- * those before it are ready, so that the receiver, which posts one receive per sender partition,
- * knows where each lands by the order of the messages alone. The first epoch's data may arrive
+ * partitions, their size, and the index of the sending request, which makes its data tags unique).
+ * Every epoch then moves the sender's partitions as one message each, sent from MPI_Pready itself
+ * (so data moves without the sender waiting), in the order they are readied. The receiver posts
+ * one receive per sender partition; partition u travels on lane u mod 128, one tag each, so that
+ * the receiver knows where a message lands from its tag and, within a lane, from the order of the
+ * messages: a partition readied before one 128, 256, ... below it waits for that one (with up to
+ * 128 partitions, none ever waits). The first epoch's data may arrive
  * before the receiver has seen the SETUP: it waits as unexpected messages do. Partition counts may
  * differ between the sides: the receiver maps its partitions onto the sender's by byte range. When
  * the sizes disagree the receiver drains the sender's messages into nothing and fails with
@@ -16,7 +18,9 @@
  * (tags 0..MPI_TAG_UB; MPI_ANY_TAG accepts tags >= 0 only) or probe can see them and the
  * collective context is untouched:
  *   SETUP  -16 - tag          for the user's tag 0..0x3fffffff
- *   DATA   -16 - 2^30 - i     i: the index of the sender's request in the request pool
+ *   DATA   -16 - 2^30 - 128 i - (u mod 128)
+ *                             i: the index of the sender's request in the request pool, u the
+ *                             partition
  * (the pool holds at most 2^22 requests, so the ranges are disjoint and fit an int; tags -1
  * to -15 stay free: MPI_ANY_TAG is -2). */
 #ifndef VBT_PART_H
@@ -41,7 +45,7 @@ typedef struct vbt_part {
     int state;               /* VBT_PART_NEW, _SETUP, _MATCHED */
     vbt_request_t *setup;    /* send: the SETUP send; receive: its receive */
     uint64_t setup_msg[3];   /* partitions, bytes of one, sender's request index */
-    int data_tag;
+    int data_index;          /* the sender's request index: its data tags (vbt_part.c) */
     int drain; /* receive: the sizes disagree; take the sender's messages into nothing */
     /* Units: the sender's partitions, one message each. */
     int units;
@@ -49,7 +53,7 @@ typedef struct vbt_part {
     vbt_request_t **unit_req; /* the unit's send or receive while it is under way */
     uint8_t *unit_done;
     uint8_t *ready; /* send: MPI_Pready'd in this epoch */
-    int next;       /* send: the next unit to go; receive: units done */
+    uint8_t *sent;  /* send: gone in this epoch */
     void *staging;  /* receive of a non-contiguous type: the packed data lands here */
     int error;      /* of this epoch (MPI error class) */
     int pair_error; /* receive: the pairing failed (MPI error class): every epoch fails */

@@ -92,11 +92,17 @@ static inline void mpitest_run(const mpitest_t *tests, size_t n, const char *nam
         FAIL("unknown test %s", name);
 }
 
-/* A test program's main: MPI_Init, then the subtests named on the command line (none: "all"),
- * then MPI_Finalize. */
+/* A test program's main: MPI_Init (MPI_Init_thread when the program defines
+ * MPITEST_THREAD_LEVEL), then the subtests named on the command line (none: "all"), then
+ * MPI_Finalize. */
 static inline int mpitest_main(int argc, char **argv, const mpitest_t *tests, size_t n)
 {
+#ifdef MPITEST_THREAD_LEVEL
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPITEST_THREAD_LEVEL, &provided);
+#else
     MPI_Init(&argc, &argv);
+#endif
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int i = 1; i < argc; i++)

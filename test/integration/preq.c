@@ -1,8 +1,11 @@
 /* Persistent, combined, generalized and partitioned requests: every payload checked element by
  * element, many requests outstanding and restarted with new data, eager and rendezvous sizes,
  * derived datatypes, several communicators, and the error cases under MPI_ERRORS_RETURN. */
-#define MPITEST_NAME "preq"
+#define MPITEST_NAME         "preq"
+#define MPITEST_THREAD_LEVEL MPI_THREAD_SERIALIZED /* part_eager readies from threads */
 #include "mpitest.h"
+
+#include <pthread.h>
 
 /* Sizes in ints: eager, fragmented, and above every rendezvous threshold. */
 static const int sizes[] = {0, 1, 7, 333, 4099, 40013};
@@ -803,6 +806,104 @@ static void test_part_order(void)
     free(junk);
 }
 
+/* Partitions go as they are readied, not in partition order: partitions 100..127 of 200 are
+ * readied (in random order) while 0..99 are not, and must arrive so (the receiver polls
+ * MPI_Parrived for them before it lets its sender go on: waiting for partition 0 first would
+ * hang here and fail on the time limit); the rest are readied in random order by 4 threads
+ * (MPI_Pready under a mutex, as MPI_THREAD_SERIALIZED allows; from this thread at a lower
+ * level), lanes wrapping at 128 included. Every element checked, restarted with new data. */
+enum { EAGER_NP = 200, EAGER_PER = 1001, EAGER_THREADS = 4 };
+
+typedef struct {
+    MPI_Request req;
+    const int *parts;
+    int n;
+    pthread_mutex_t *lock;
+} ready_job_t;
+
+static void *ready_thread(void *arg)
+{
+    ready_job_t *j = arg;
+
+    for (int i = 0; i < j->n; i++) {
+        pthread_mutex_lock(j->lock);
+        if (MPI_Pready(j->parts[i], j->req) != MPI_SUCCESS)
+            FAIL("MPI_Pready(%d) from a thread failed", j->parts[i]);
+        pthread_mutex_unlock(j->lock);
+    }
+    return NULL;
+}
+
+static void test_part_eager(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, provided;
+    int total = EAGER_NP * EAGER_PER, first[28], rest[EAGER_NP - 28];
+    int *sbuf = xmalloc(sizeof(int) * (size_t)total), *rbuf = xmalloc(sizeof(int) * (size_t)total);
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    MPI_Request s, r;
+
+    MPI_Query_thread(&provided);
+    rng_state = 777u + (unsigned)rank;
+    MPI_Psend_init(sbuf, EAGER_NP, EAGER_PER, MPI_INT, right, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &s);
+    MPI_Precv_init(rbuf, EAGER_NP, EAGER_PER, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+    for (int iter = 0; iter < 3; iter++) {
+        double t0;
+        int nf = 0, nr = 0, token = 0;
+        fill_ints(sbuf, total, 300 + iter, rank, right);
+        memset(rbuf, 0, sizeof(int) * (size_t)total);
+        for (int u = 0; u < EAGER_NP; u++) {
+            if (u >= 100 && u < 128)
+                first[nf++] = u;
+            else
+                rest[nr++] = u;
+        }
+        shuffle(first, nf);
+        shuffle(rest, nr);
+        MPI_Start(&r);
+        MPI_Start(&s);
+        for (int i = 0; i < nf; i++)
+            MPI_Pready(first[i], s);
+        /* Our receiver's partitions 100..127 must come though 0..99 are not ready. */
+        t0 = MPI_Wtime();
+        for (int i = 0; i < nf; i++) {
+            int flag = 0;
+            while (!flag) {
+                MPI_Parrived(r, first[i], &flag);
+                if (!flag && MPI_Wtime() - t0 > 60)
+                    FAIL("partition %d readied alone did not arrive in 60 s: partitions wait "
+                         "for those before them",
+                         first[i]);
+            }
+            for (int k = first[i] * EAGER_PER; k < (first[i] + 1) * EAGER_PER; k++)
+                if (rbuf[k] != value(300 + iter, left, rank, k))
+                    FAIL("partition %d arrived early but element %d is %d", first[i], k, rbuf[k]);
+        }
+        MPI_Sendrecv(&token, 1, MPI_INT, left, 6, &token, 1, MPI_INT, right, 6, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        if (provided >= MPI_THREAD_SERIALIZED) {
+            pthread_t th[EAGER_THREADS];
+            ready_job_t jobs[EAGER_THREADS];
+            for (int t = 0; t < EAGER_THREADS; t++) {
+                int lo = nr * t / EAGER_THREADS, hi = nr * (t + 1) / EAGER_THREADS;
+                jobs[t] = (ready_job_t){s, rest + lo, hi - lo, &lock};
+                CHECK(pthread_create(&th[t], NULL, ready_thread, &jobs[t]) == 0);
+            }
+            for (int t = 0; t < EAGER_THREADS; t++)
+                pthread_join(th[t], NULL);
+        } else {
+            for (int i = 0; i < nr; i++)
+                MPI_Pready(rest[i], s);
+        }
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&s, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        check_ints(rbuf, total, 300 + iter, left, rank, "partitions readied out of order");
+    }
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
+    free(sbuf);
+    free(rbuf);
+}
+
 /* ---- errors ---- */
 #define EXPECT(_call, _class)                                                                      \
     do {                                                                                           \
@@ -961,6 +1062,7 @@ static const mpitest_t tests[] = {
     {"part_dtype", test_part_dtype},
     {"part_early", test_part_early},
     {"part_order", test_part_order},
+    {"part_eager", test_part_eager},
     {"errors", test_errors},
 };
 

@@ -8,7 +8,8 @@
 set -u
 preq="$abs_top_builddir/test/integration/preq"
 fail=0
-all="persist modes dtype isendrecv get_status greq part part_dtype part_early part_order errors"
+all="persist modes dtype isendrecv get_status greq part part_dtype part_early part_order part_eager
+errors"
 want=$(echo $all | wc -w)
 
 # run NRANKS [VAR=value ...]: every subtest must report ok.
