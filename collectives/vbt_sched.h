@@ -6,14 +6,16 @@
  * may use what an earlier round received, and a send may follow the copy that fills its buffer
  * in the same round, but never a receive of its round.
  *
- * A schedule runs from the progress engine: while any is active, a hook of the runtime's
- * progress (vbt_p2p_hook_add) advances every active one, so any MPI call that progresses (a
- * Test of another request, a Wait, an Iprobe) moves collectives on. A persistent collective's
+ * A blocking collective may run a schedule too (vbt_sched_run: the long-message algorithms are
+ * written once so). A schedule runs from the progress engine: while any is active, a hook of the
+ * runtime's progress (vbt_p2p_hook_add) advances every active one, so any MPI call that progresses
+ * (a Test of another request, a Wait, an Iprobe) moves collectives on. A persistent collective's
  * schedule is built once (MPI_*_init) and replayed by every MPI_Start.
  *
  * Tags. Every message of a schedule carries the tag VBT_SCHED_TAG_BASE + (seq mod 2^24), seq
- * being the communicator's count of nonblocking and persistent collectives when this one was
- * started (or, persistent, initialised): every member counts them in the same order (MPI
+ * being the communicator's count of schedules (nonblocking and persistent collectives, and the
+ * blocking ones that run a schedule: vbt_sched_run) when this one was started (or, persistent,
+ * initialised): every member counts them in the same order (MPI
  * requires them to be called in the same order), so the messages of concurrent collectives on
  * one communicator never match each other, and being on the collective context they never
  * match user messages. The tag layout of the collective context is:
