@@ -8,8 +8,16 @@
  *   mpicc -O2 -o persist_allreduce bench/persist_allreduce.c
  *   mpirun -n 2 ./persist_allreduce [-n COUNT] [-i ITERS] [-r ROUNDS] [--csv]
  *
- * Output: "blocking_us persistent_us ratio" (--csv: "count,blocking_us,persistent_us"). */
+ * Output: "blocking_us persistent_us ratio" (--csv: "count,blocking_us,persistent_us"). Open MPI
+ * 4, an MPI-3.1 library, has the call as MPIX_Allreduce_init (its pcollreq extension). */
 #include <mpi.h>
+#if MPI_VERSION < 4 && defined(OPEN_MPI)
+/* Open MPI 4 has MPI-4's persistent collectives as an extension, named MPIX_. */
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define MPI_Allreduce_init MPIX_Allreduce_init
+#endif
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
