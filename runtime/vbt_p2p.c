@@ -66,6 +66,7 @@
 #include "vbt_progress.h"
 #include "vbt_runtime.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +185,21 @@ void vbt_p2p_idle(vbt_backoff_t *backoff)
         vbt_p2p.failed = status; /* the next progress call returns it */
 }
 
+void vbt_p2p_polled(int found)
+{
+    if (likely(vbt_p2p.poll_yield_after == 0))
+        return;
+    if (found) {
+        vbt_p2p.poll_empty = 0;
+        return;
+    }
+    if (++vbt_p2p.poll_empty < vbt_p2p.poll_yield_after)
+        return;
+    vbt_p2p.poll_empty = vbt_p2p.poll_yield_after; /* no wrap-around, however long it polls */
+    vbt_p2p.poll_yields++;
+    sched_yield();
+}
+
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 {
     vbt_backoff_t backoff;
@@ -251,7 +267,14 @@ vbt_status_t vbt_p2p_init(void)
     /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
     if (vbt_tl_spin_polls() > 0)
         vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls());
-    return vbt_progress_init();
+    status = vbt_progress_init();
+    if (status != VBT_OK)
+        return status;
+    vbt_p2p.poll_yield_after = vbt_progress_poll_yield_after();
+    if (vbt_p2p.poll_yield_after > 0)
+        vbt_debug("progress: polling calls yield the core after %u empty polls in a row",
+                  vbt_p2p.poll_yield_after);
+    return VBT_OK;
 }
 
 vbt_status_t vbt_p2p_flush(void)
@@ -266,6 +289,10 @@ vbt_status_t vbt_p2p_flush(void)
 
 void vbt_p2p_cleanup(void)
 {
+    if (vbt_p2p.poll_yield_after > 0)
+        vbt_debug("progress: polling calls yielded the core %llu times (after %u empty polls "
+                  "in a row)",
+                  (unsigned long long)vbt_p2p.poll_yields, vbt_p2p.poll_yield_after);
     vbt_tl_finalize();
     free(vbt_p2p.scratch);
     free(vbt_p2p.frag);

@@ -134,6 +134,13 @@ typedef struct vbt_rma_cookie {
 int vbt_p2p_progress(void);
 /* Back off after a progress call that found nothing (see vbt_progress.h). */
 void vbt_p2p_idle(vbt_backoff_t *backoff);
+/* Tell the engine what a polling call (MPI_Iprobe, MPI_Improbe, the MPI_Test family,
+ * MPI_Request_get_status and its variants) found: something (found non-zero) or nothing. A
+ * program that loops on such a call until a message arrives would, on a node with more ranks
+ * than cores, take the core from the very rank whose message it waits for: there, after a few
+ * empty polls in a row, each further one yields the core (vbt_progress_poll_yield_after). Where
+ * every rank has its core this is one predictable branch. */
+void vbt_p2p_polled(int found);
 /* Wait until *flag becomes non-zero, driving progress and backing off (no busy core when
  * oversubscribed or after a long wait). */
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag);

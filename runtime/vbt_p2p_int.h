@@ -63,6 +63,11 @@ typedef struct {
     vbt_unexp_t *unexp_free;
     void *scratch; /* one transport send's worth of packed non-contiguous data */
     size_t scratch_len;
+    /* Polling calls (vbt_p2p_polled): after this many in a row found nothing, each further
+     * empty one yields the core; 0: never (the node has a core per rank, or VBT_PROGRESS=spin). */
+    unsigned poll_yield_after;
+    unsigned poll_empty;  /* polling calls in a row that found nothing */
+    uint64_t poll_yields; /* the yields they made (logged at debug level by MPI_Finalize) */
 } vbt_p2p_state_t;
 
 /* The point-to-point engine of this process (vbt_p2p.c). */

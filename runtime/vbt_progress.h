@@ -7,6 +7,8 @@
  *   block   sleep as soon as one poll found nothing;
  *   auto    (default) hybrid; without the spinning when the node has more ranks than cores: a
  *           rank that spins on a core it shares starves the very rank it waits for.
+ * For the same reason, on such a node every mode but spin makes a program's own polling loop
+ * (MPI_Iprobe, MPI_Test... until something arrives) yield the core after a few empty polls.
  * A wait that cannot sleep (sends queued for credits, whose completions raise no event) yields
  * the core instead. */
 #ifndef VBT_PROGRESS_H
@@ -37,6 +39,11 @@ static inline void vbt_backoff_init(vbt_backoff_t *b)
  * them). VBT_ERR_INVALID_PARAM, logged, for an unknown mode. */
 vbt_status_t vbt_progress_init(void);
 vbt_progress_mode_t vbt_progress_mode(void);
+/* How many polling calls (MPI_Iprobe, MPI_Test...) in a row may find nothing before each
+ * further empty one yields the core: VBT_PROGRESS_POLL_YIELD_AFTER on a node with more ranks
+ * than cores unless VBT_PROGRESS=spin, else 0 (never). */
+#define VBT_PROGRESS_POLL_YIELD_AFTER 4u
+unsigned vbt_progress_poll_yield_after(void);
 
 /* How many empty polls hybrid spins before sleeping: fewer on a software RDMA device (its
  * packets are processed by the kernel on these same cores), more on a NIC. */

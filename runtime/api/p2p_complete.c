@@ -118,6 +118,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
             return vbt_api_failed(req->comm, "MPI_Test", (vbt_status_t)n);
     }
     *flag = vbt_request_done(req);
+    vbt_p2p_polled(*flag);
     if (!*flag)
         return MPI_SUCCESS;
     c = req->comm;
@@ -181,6 +182,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     *flag = 1;
     for (int i = 0; i < count && *flag; i++)
         *flag = is_done(array_of_requests[i]);
+    vbt_p2p_polled(*flag);
     if (!*flag)
         return MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
@@ -238,6 +240,7 @@ static int any_common(const char *call, int count, MPI_Request requests[], int *
         if (n < 0)
             return vbt_api_failed(NULL, call, (vbt_status_t)n);
         i = find_done(count, requests);
+        vbt_p2p_polled(i != -1);
     }
     if (flag)
         *flag = i != -1;
@@ -292,6 +295,8 @@ static int some_common(const char *call, int incount, MPI_Request requests[], in
         if (n == 0)
             vbt_p2p_idle(&backoff);
     }
+    if (!blocking)
+        vbt_p2p_polled(i != -1);
     if (i == -2) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;

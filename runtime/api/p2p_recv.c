@@ -193,6 +193,8 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
             break;
         vbt_p2p_idle(&backoff);
     }
+    if (!blocking)
+        vbt_p2p_polled(u != NULL);
     if (flag)
         *flag = u != NULL;
     if (u == NULL) {

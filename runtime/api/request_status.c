@@ -67,6 +67,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!done(request))
         VBT_API_CHECK(progress(call));
     *flag = done(request);
+    vbt_p2p_polled(*flag);
     if (!*flag)
         return MPI_SUCCESS;
     err = peek(request, status);
@@ -94,6 +95,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
             continue;
         *indx = i;
         *flag = 1;
+        vbt_p2p_polled(1);
         err = peek(array_of_requests[i], status);
         if (err == MPI_SUCCESS)
             return err;
@@ -102,6 +104,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     }
     *indx = MPI_UNDEFINED;
     *flag = !live;
+    vbt_p2p_polled(*flag);
     if (!live)
         vbt_api_empty_status(status);
     return MPI_SUCCESS;
@@ -120,6 +123,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     *flag = 1;
     for (int i = 0; i < count && *flag; i++)
         *flag = done(array_of_requests[i]);
+    vbt_p2p_polled(*flag);
     if (!*flag)
         return MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
@@ -163,6 +167,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     }
     if (!live)
         *outcount = MPI_UNDEFINED;
+    vbt_p2p_polled(*outcount != 0);
     if (any_error)
         return vbt_error_raise(NULL, call, MPI_ERR_IN_STATUS,
                                "at least one request failed: see the MPI_ERROR field of each "

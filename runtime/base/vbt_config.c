@@ -92,7 +92,8 @@ static const vbt_knob_t knobs[] = {
      {.str = &vbt_cfg.progress},
      "how a waiting rank waits: spin (poll without pause), hybrid (poll a short while, then "
      "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, or "
-     "block when the node has more ranks than cores"},
+     "block when the node has more ranks than cores. There, every mode but spin also makes "
+     "a program's polling loop (MPI_Iprobe, MPI_Test...) yield the core after 4 empty polls"},
     {"VBT_SHM_RNDV_THRESHOLD",
      "16k",
      VBT_KNOB_SIZE,
