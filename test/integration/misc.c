@@ -1,10 +1,13 @@
 /* Small rules of the MPI object model, each a defect once: "status" (single-completion calls
  * leave status.MPI_ERROR alone; the multiple-completion calls write it only when they return
  * MPI_ERR_IN_STATUS), "dims" (MPI_Dims_create's most balanced grid), "nullname" (MPI-4.1's
- * names of the null handles). Messages go around a ring, so every subtest runs at any size,
- * 1 included. */
+ * names of the null handles), "charops" (reductions on MPI_CHAR, MPI_WCHAR and MPI_CHARACTER,
+ * computed as the platform's character types, as MPICH does). Messages go around a ring, so
+ * every subtest runs at any size, 1 included. */
 #define MPITEST_NAME "misc"
 #include "mpitest.h"
+
+#include <wchar.h>
 
 #define MAGIC 4711 /* what the program keeps in MPI_ERROR */
 
@@ -266,11 +269,199 @@ static void test_nullname(void)
     CHECK(MPI_Type_get_name(MPI_INT, name, &len) == MPI_SUCCESS && strcmp(name, "MPI_INT") == 0);
 }
 
+/* ---- Reductions on the character types ---- */
+
+#define NCH 37 /* elements per rank and per block */
+
+/* Rank r's element i, as a long: wraps around the type when stored; near the top of wchar_t so
+ * sums overflow. */
+static long ch_value(MPI_Datatype dt, int r, int i)
+{
+    if (dt == MPI_WCHAR)
+        return (long)WCHAR_MAX - 5 + r * 3 + i * 7;
+    return 90 + r * 37 + i * 11;
+}
+
+static void ch_store(MPI_Datatype dt, void *buf, int i, long v)
+{
+    if (dt == MPI_WCHAR)
+        ((wchar_t *)buf)[i] = (wchar_t)(unsigned long)v;
+    else
+        ((char *)buf)[i] = (char)(unsigned char)v;
+}
+
+static long ch_load(MPI_Datatype dt, const void *buf, int i)
+{
+    return dt == MPI_WCHAR ? (long)((const wchar_t *)buf)[i] : (long)((const char *)buf)[i];
+}
+
+/* v as the type holds it (truncated, then extended as the type's signedness says). */
+static long ch_as(MPI_Datatype dt, long v)
+{
+    wchar_t w[1];
+    char c[1];
+    void *p = dt == MPI_WCHAR ? (void *)w : (void *)c;
+
+    ch_store(dt, p, 0, v);
+    return ch_load(dt, p, 0);
+}
+
+/* op over ranks 0..size-1 of element i, in the type's own arithmetic (wrapping, as unsigned). */
+static long ch_expect(MPI_Datatype dt, MPI_Op op, int i)
+{
+    long acc = ch_as(dt, ch_value(dt, 0, i));
+
+    for (int r = 1; r < size; r++) {
+        long b = ch_as(dt, ch_value(dt, r, i));
+        unsigned long ua = (unsigned long)acc, ub = (unsigned long)b;
+        if (op == MPI_SUM)
+            acc = (long)(ua + ub);
+        else if (op == MPI_PROD)
+            acc = (long)(ua * ub);
+        else if (op == MPI_MIN)
+            acc = acc < b ? acc : b;
+        else if (op == MPI_MAX)
+            acc = acc > b ? acc : b;
+        else if (op == MPI_BAND)
+            acc = (long)(ua & ub);
+        else if (op == MPI_BOR)
+            acc = (long)(ua | ub);
+        else
+            acc = (long)(ua ^ ub);
+        acc = ch_as(dt, acc);
+    }
+    return acc;
+}
+
+static void ch_check(MPI_Datatype dt, MPI_Op op, const void *buf, int n, int first,
+                     const char *what)
+{
+    char tn[MPI_MAX_OBJECT_NAME], on[MPI_MAX_OBJECT_NAME];
+    int len;
+
+    for (int i = 0; i < n; i++) {
+        long want = ch_expect(dt, op, first + i), got = ch_load(dt, buf, i);
+        if (got != want) {
+            MPI_Type_get_name(dt, tn, &len);
+            snprintf(on, sizeof(on), "%s",
+                     op == MPI_SUM    ? "MPI_SUM"
+                     : op == MPI_PROD ? "MPI_PROD"
+                     : op == MPI_MIN  ? "MPI_MIN"
+                     : op == MPI_MAX  ? "MPI_MAX"
+                     : op == MPI_BAND ? "MPI_BAND"
+                     : op == MPI_BOR  ? "MPI_BOR"
+                                      : "MPI_BXOR");
+            FAIL("%s %s on %s: element %d is %ld, expected %ld", what, on, tn, first + i, got,
+                 want);
+        }
+    }
+}
+
+static void test_charops(void)
+{
+    const MPI_Datatype types[] = {MPI_CHAR, MPI_WCHAR, MPI_CHARACTER};
+    const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_BXOR};
+    size_t esz;
+    int total = NCH * size, root = size - 1, *counts = xmalloc(sizeof(int) * (size_t)size);
+    MPI_Request req;
+
+    /* Uneven blocks for MPI_Reduce_scatter: rank r gets r + 1 elements (all within total). */
+    for (int r = 0; r < size; r++)
+        counts[r] = r + 1;
+    int vfirst = rank * (rank + 1) / 2;
+
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+        MPI_Datatype dt = types[t];
+        esz = dt == MPI_WCHAR ? sizeof(wchar_t) : 1;
+        void *in = xmalloc(esz * (size_t)total), *out = xmalloc(esz * (size_t)total);
+        for (int i = 0; i < total; i++)
+            ch_store(dt, in, i, ch_value(dt, rank, i));
+        for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+            MPI_Op op = ops[o];
+            for (int nb = 0; nb < 2; nb++) {
+                memset(out, 0x5a, esz * (size_t)total);
+                if (nb) {
+                    CHECK(MPI_Ireduce(in, out, NCH, dt, op, root, MPI_COMM_WORLD, &req) ==
+                          MPI_SUCCESS);
+                    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                } else {
+                    CHECK(MPI_Reduce(in, out, NCH, dt, op, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+                }
+                if (rank == root)
+                    ch_check(dt, op, out, NCH, 0, nb ? "MPI_Ireduce" : "MPI_Reduce");
+                if (nb) {
+                    CHECK(MPI_Iallreduce(in, out, total, dt, op, MPI_COMM_WORLD, &req) ==
+                          MPI_SUCCESS);
+                    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                } else {
+                    CHECK(MPI_Allreduce(in, out, total, dt, op, MPI_COMM_WORLD) == MPI_SUCCESS);
+                }
+                ch_check(dt, op, out, total, 0, nb ? "MPI_Iallreduce" : "MPI_Allreduce");
+                if (nb) {
+                    CHECK(MPI_Ireduce_scatter_block(in, out, NCH, dt, op, MPI_COMM_WORLD, &req) ==
+                          MPI_SUCCESS);
+                    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                } else {
+                    CHECK(MPI_Reduce_scatter_block(in, out, NCH, dt, op, MPI_COMM_WORLD) ==
+                          MPI_SUCCESS);
+                }
+                ch_check(dt, op, out, NCH, rank * NCH,
+                         nb ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block");
+                if (nb) {
+                    CHECK(MPI_Ireduce_scatter(in, out, counts, dt, op, MPI_COMM_WORLD, &req) ==
+                          MPI_SUCCESS);
+                    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                } else {
+                    CHECK(MPI_Reduce_scatter(in, out, counts, dt, op, MPI_COMM_WORLD) ==
+                          MPI_SUCCESS);
+                }
+                ch_check(dt, op, out, counts[rank], vfirst,
+                         nb ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter");
+            }
+        }
+        /* In place, and MPI_Reduce_local. */
+        memcpy(out, in, esz * (size_t)total);
+        CHECK(MPI_Allreduce(MPI_IN_PLACE, out, total, dt, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+        ch_check(dt, MPI_SUM, out, total, 0, "MPI_Allreduce in place");
+        free(in);
+        free(out);
+    }
+
+    /* Sums that wrap: 100 + 100 as char is -56 where char is signed, 200 where not. */
+    char a[2] = {100, (char)-128}, b[2] = {100, (char)-1};
+    CHECK(MPI_Reduce_local(a, b, 2, MPI_CHAR, MPI_SUM) == MPI_SUCCESS);
+    CHECK(b[0] == (char)(unsigned char)200 && b[1] == (char)(unsigned char)127);
+
+    /* The other rules stay strict: no logical ops, MINLOC/MAXLOC on characters. */
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Reduce_local(a, b, 2, MPI_CHAR, MPI_LAND) == MPI_ERR_OP);
+    CHECK(MPI_Reduce_local(a, b, 2, MPI_CHAR, MPI_MAXLOC) == MPI_ERR_OP);
+    CHECK(MPI_Allreduce(a, b, 2, MPI_WCHAR, MPI_LOR, MPI_COMM_WORLD) == MPI_ERR_OP);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+
+    /* One-sided: accumulates sum characters as the collectives do; compare-and-swap still
+     * takes no characters. */
+    char *base, one = 100, cmp = 0, res;
+    MPI_Win win;
+    CHECK(MPI_Win_allocate(1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win) == MPI_SUCCESS);
+    *base = 0;
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    CHECK(MPI_Accumulate(&one, 1, MPI_CHAR, 0, 0, 1, MPI_CHAR, MPI_SUM, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    if (rank == 0 && *base != (char)(unsigned char)(100u * (unsigned)size))
+        FAIL("MPI_Accumulate MPI_SUM on MPI_CHAR: %d, expected %d", *base,
+             (char)(unsigned char)(100u * (unsigned)size));
+    CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win) == MPI_SUCCESS);
+    CHECK(MPI_Compare_and_swap(&one, &cmp, &res, MPI_CHAR, 0, 0, win) == MPI_ERR_TYPE);
+    CHECK(MPI_Win_unlock(0, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+    free(counts);
+}
+
 static const mpitest_t tests[] = {
-    {"status", test_status_single},
-    {"status-multi", test_status_multi},
-    {"dims", test_dims},
-    {"nullname", test_nullname},
+    {"status", test_status_single}, {"status-multi", test_status_multi}, {"dims", test_dims},
+    {"nullname", test_nullname},    {"charops", test_charops},
 };
 
 int main(int argc, char **argv)
