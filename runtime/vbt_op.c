@@ -7,6 +7,7 @@
 #include "vbt_datatype.h"
 #include "vbt_log.h"
 #include "vbt_objpool.h"
+#include "vbt_runtime.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -45,19 +46,21 @@ typedef struct {
     const char *takes;
 } op_domain_t;
 
-#define ARITH           (VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_FLOAT)
+#define ARITH           (VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_FLOAT | VBT_OPC_CHAR)
+#define BITS            (VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_BYTE | VBT_OPC_CHAR)
 #define ONE(_i, _g, _t) [VBT_OPI_##_i] = {_g, _t}
+#define CHARS           "character (MPI_CHAR, MPI_WCHAR, MPI_CHARACTER)"
 static const op_domain_t domains[VBT_OPI_COUNT] = {
-    ONE(SUM, ARITH | VBT_OPC_COMPLEX, "integer, floating-point and complex types"),
-    ONE(PROD, ARITH | VBT_OPC_COMPLEX, "integer, floating-point and complex types"),
-    ONE(MIN, ARITH, "integer and floating-point types"),
-    ONE(MAX, ARITH, "integer and floating-point types"),
+    ONE(SUM, ARITH | VBT_OPC_COMPLEX, "integer, floating-point, complex and " CHARS " types"),
+    ONE(PROD, ARITH | VBT_OPC_COMPLEX, "integer, floating-point, complex and " CHARS " types"),
+    ONE(MIN, ARITH, "integer, floating-point and " CHARS " types"),
+    ONE(MAX, ARITH, "integer, floating-point and " CHARS " types"),
     ONE(LAND, VBT_OPC_CINT | VBT_OPC_LOGICAL, "C integer and logical types (MPI_C_BOOL)"),
     ONE(LOR, VBT_OPC_CINT | VBT_OPC_LOGICAL, "C integer and logical types (MPI_C_BOOL)"),
     ONE(LXOR, VBT_OPC_CINT | VBT_OPC_LOGICAL, "C integer and logical types (MPI_C_BOOL)"),
-    ONE(BAND, VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_BYTE, "integer types and MPI_BYTE"),
-    ONE(BOR, VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_BYTE, "integer types and MPI_BYTE"),
-    ONE(BXOR, VBT_OPC_CINT | VBT_OPC_FINT | VBT_OPC_BYTE, "integer types and MPI_BYTE"),
+    ONE(BAND, BITS, "integer and " CHARS " types and MPI_BYTE"),
+    ONE(BOR, BITS, "integer and " CHARS " types and MPI_BYTE"),
+    ONE(BXOR, BITS, "integer and " CHARS " types and MPI_BYTE"),
     ONE(MINLOC, VBT_OPC_PAIR,
         "the value-index pairs (MPI_2INT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, "
         "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT and the Fortran pairs)"),
@@ -107,6 +110,11 @@ static int is_predefined_dtype(MPI_Datatype dt)
 const char *vbt_op_dtype_name(MPI_Datatype dt)
 {
     return is_predefined_dtype(dt) ? vbt_op_dtypes[(uintptr_t)dt - 0x200].name : NULL;
+}
+
+int vbt_op_is_char_type(MPI_Datatype dt)
+{
+    return is_predefined_dtype(dt) && (vbt_op_dtypes[(uintptr_t)dt - 0x200].groups & VBT_OPC_CHAR);
 }
 
 __attribute__((format(printf, 3, 4), noinline, cold)) static vbt_status_t
@@ -191,6 +199,28 @@ static void apply_user(const vbt_op_t *op, const void *in, void *inout, size_t c
     }
 }
 
+/* The Fortran LOGICAL types (MPI_LOGICAL, MPI_LOGICALn), by handle. */
+static int is_fortran_logical(MPI_Datatype basic)
+{
+    uintptr_t h = (uintptr_t)basic;
+    return h == 0x218 || h == 0x2c0 || h == 0x2c8 || h == 0x2d0 || h == 0x2d8 || h == 0x2e0;
+}
+
+/* Logical ops on Fortran LOGICALs whose .TRUE. and .FALSE. the program registered
+ * (MPI_Abi_set_fortran_booleans): a value is false when it has the bytes of .FALSE., true
+ * otherwise, and results are written as the registered values. */
+static void apply_fortran_logical(int opi, const void *in, void *inout, size_t count, size_t sz,
+                                  const unsigned char *t, const unsigned char *f)
+{
+    for (size_t i = 0; i < count; i++) {
+        const unsigned char *a = (const unsigned char *)in + i * sz;
+        unsigned char *b = (unsigned char *)inout + i * sz;
+        int x = memcmp(a, f, sz) != 0, y = memcmp(b, f, sz) != 0;
+        int r = opi == VBT_OPI_LAND ? x && y : opi == VBT_OPI_LOR ? x || y : x != y;
+        memcpy(b, r ? t : f, sz);
+    }
+}
+
 void vbt_op_apply(const vbt_op_t *op, const void *in, void *inout, size_t count, MPI_Datatype dt)
 {
     const vbt_dtype_t *t;
@@ -215,6 +245,13 @@ void vbt_op_apply(const vbt_op_t *op, const void *in, void *inout, size_t count,
         } else { /* packed: count elements are count * nbasic of the basic type */
             basic = vbt_dtype_get(dt)->basic;
             count *= vbt_dtype_get(dt)->nbasic;
+        }
+        if (unlikely(vbt_rt.fortran.bools_set && op->index >= VBT_OPI_LAND &&
+                     op->index <= VBT_OPI_LXOR && is_fortran_logical(basic) &&
+                     vbt_dtype_get(basic)->size == (size_t)vbt_rt.fortran.logical_size)) {
+            apply_fortran_logical(op->index, in, inout, count, vbt_dtype_get(basic)->size,
+                                  vbt_rt.fortran.logical_true, vbt_rt.fortran.logical_false);
+            return;
         }
         vbt_op_kernels[op->index][vbt_op_dtypes[(uintptr_t)basic - 0x200].kind](in, inout, count);
     }

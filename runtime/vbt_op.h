@@ -58,6 +58,10 @@ int vbt_op_is_predefined(const vbt_op_t *op);
  * the first name of mpi.h (MPI_C_COMPLEX, MPI_LONG_LONG_INT). */
 const char *vbt_op_dtype_name(MPI_Datatype dt);
 
+/* MPI_CHAR, MPI_WCHAR or MPI_CHARACTER: the ops take them (as MPICH does, beyond the standard),
+ * compare-and-swap does not. */
+int vbt_op_is_char_type(MPI_Datatype dt);
+
 /* A user op for MPI_Op_create (fn set) or MPI_Op_create_c (fn_c set); the other is NULL.
  * VBT_ERR_NO_MEMORY (logged) when the object cannot be allocated. */
 vbt_status_t vbt_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute,

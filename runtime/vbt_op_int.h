@@ -72,6 +72,10 @@ enum {
     VBT_OPC_LOGICAL = 1u << 4, /* logical: MPI_C_BOOL, MPI_CXX_BOOL, Fortran LOGICAL */
     VBT_OPC_BYTE = 1u << 5,    /* MPI_BYTE */
     VBT_OPC_PAIR = 1u << 6,    /* the MINLOC/MAXLOC pair types */
+    /* MPI_CHAR, MPI_WCHAR, MPI_CHARACTER: not for reductions in the standard, but MPICH (and
+     * so the OSU benchmarks, which reduce MPI_CHAR by default) computes on them as the
+     * platform's character types; the arithmetic and bitwise ops take them here too. */
+    VBT_OPC_CHAR = 1u << 7,
 };
 
 typedef struct {

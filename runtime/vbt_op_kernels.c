@@ -12,7 +12,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
+#include <wchar.h>
 
 #include <mpi.h>
 
@@ -217,6 +219,10 @@ _Static_assert(sizeof(long long) <= 8 && sizeof(MPI_Aint) <= 8, "integers wider 
 #define FL                            VBT_OPC_FLOAT
 #define CX                            VBT_OPC_COMPLEX
 #define LG                            VBT_OPC_LOGICAL
+#define CH                            VBT_OPC_CHAR
+/* The platform's character types, signed or not as the compiler has them. */
+#define CHAR_KIND  (CHAR_MIN < 0 ? SINT(char) : UINT(char))
+#define WCHAR_KIND (WCHAR_MIN < 0 ? SINT(wchar_t) : UINT(wchar_t))
 
 const vbt_op_dtype_t vbt_op_dtypes[256] = {
     DT(0x201, "MPI_AINT", FI, SINT(MPI_Aint)),
@@ -243,7 +249,7 @@ const vbt_op_dtype_t vbt_op_dtypes[256] = {
     DT(0x21b, "MPI_COMPLEX", CX, VBT_OPK_C32),
     DT(0x21c, "MPI_DOUBLE_PRECISION", FL, VBT_OPK_F64),
     DT(0x21d, "MPI_DOUBLE_COMPLEX", CX, VBT_OPK_C64),
-    DT(0x21e, "MPI_CHARACTER", 0, VBT_OPK_NONE),
+    DT(0x21e, "MPI_CHARACTER", CH, CHAR_KIND),
     DT(0x220, "MPI_LONG_DOUBLE", FL, VBT_OPK_LDBL),
     DT(0x224, "MPI_C_LONG_DOUBLE_COMPLEX", CX, VBT_OPK_CLDBL),
     DT(0x225, "MPI_CXX_LONG_DOUBLE_COMPLEX", CX, VBT_OPK_CLDBL),
@@ -259,11 +265,11 @@ const vbt_op_dtype_t vbt_op_dtypes[256] = {
     /* Stored as bytes, not bool, so a byte other than 0 or 1 still counts as true. */
     DT(0x238, "MPI_C_BOOL", LG, UINT(bool)),
     DT(0x239, "MPI_CXX_BOOL", LG, UINT(bool)),
-    DT(0x23c, "MPI_WCHAR", 0, VBT_OPK_NONE),
+    DT(0x23c, "MPI_WCHAR", CH, WCHAR_KIND),
     DT(0x240, "MPI_INT8_T", CI, VBT_OPK_I8),
     DT(0x241, "MPI_UINT8_T", CI, VBT_OPK_U8),
-    /* MPI_CHAR holds characters, not small integers: MPI allows no arithmetic on it. */
-    DT(0x243, "MPI_CHAR", 0, VBT_OPK_NONE),
+    /* MPI allows no arithmetic on characters; computed on as integers anyway (vbt_op_int.h). */
+    DT(0x243, "MPI_CHAR", CH, CHAR_KIND),
     DT(0x244, "MPI_SIGNED_CHAR", CI, VBT_OPK_I8),
     DT(0x245, "MPI_UNSIGNED_CHAR", CI, VBT_OPK_U8),
     DT(0x247, "MPI_BYTE", VBT_OPC_BYTE, VBT_OPK_U8),

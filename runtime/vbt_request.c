@@ -89,6 +89,5 @@ void vbt_request_fill_status(const vbt_request_t *req, MPI_Status *status)
         return;
     status->MPI_SOURCE = req->status_source;
     status->MPI_TAG = req->status_tag;
-    status->MPI_ERROR = req->status_error;
     vbt_status_set_bytes(status, req->status_bytes, (req->flags & VBT_REQF_CANCELLED) != 0);
 }

@@ -102,21 +102,34 @@ typedef struct {
     int best_spread; /* -1 until a first factorisation is found */
 } dims_search_t;
 
+/* Whether the non-increasing factorisation cur beats best of the same spread: the one whose
+ * smallest factor is larger wins, then the one whose second smallest is, and so on (MPICH's
+ * choice: 5616 in 4 is 13 x 9 x 8 x 6, not 13 x 12 x 6 x 6). */
+static int dims_better_tie(const int *cur, const int *best, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        if (cur[i] != best[i])
+            return cur[i] > best[i];
+    }
+    return 0;
+}
+
 /* Depth-first search over non-increasing factorisations of rem into k more factors (each at
- * most maxd), keeping the one whose largest and smallest factors are closest. Branches that
- * cannot beat the best so far are cut: the smallest factor left is at most the k-th root of
- * rem. */
+ * most maxd), keeping the one whose largest and smallest factors are closest (ties: above).
+ * Branches that cannot reach the best spread so far are cut: the smallest factor left is at
+ * most the k-th root of rem. */
 static void dims_search(dims_search_t *s, int rem, int k, int maxd, int depth)
 {
     if (k == 0) {
         int spread = s->cur[0] - s->cur[depth - 1];
-        if (rem == 1 && (s->best_spread < 0 || spread < s->best_spread)) {
+        if (rem == 1 && (s->best_spread < 0 || spread < s->best_spread ||
+                         (spread == s->best_spread && dims_better_tie(s->cur, s->best, depth)))) {
             s->best_spread = spread;
             memcpy(s->best, s->cur, (size_t)depth * sizeof(int));
         }
         return;
     }
-    if (depth > 0 && s->best_spread >= 0 && s->cur[0] - iroot(rem, k) >= s->best_spread)
+    if (depth > 0 && s->best_spread >= 0 && s->cur[0] - iroot(rem, k) > s->best_spread)
         return;
     if (k == 1) {
         if (rem <= maxd) {

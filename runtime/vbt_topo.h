@@ -48,7 +48,9 @@ vbt_status_t vbt_cart_rank(int ndims, const int *dims, const int *periods, const
 void vbt_cart_shift(int ndims, const int *dims, const int *periods, const int *coords, int dir,
                     int disp, int *source_p, int *dest_p);
 /* MPI_Dims_create: fill the zero entries of dims so their product with the others is nnodes,
- * as close to each other as possible, non-increasing. VBT_ERR_INVALID_PARAM when nnodes is not
+ * as close to each other as possible (the smallest largest-minus-smallest; among those, the
+ * largest smallest factor, then second smallest, ..., as MPICH), non-increasing.
+ * VBT_ERR_INVALID_PARAM when nnodes is not
  * a multiple of the product of the given entries. */
 vbt_status_t vbt_dims_create(int nnodes, int ndims, int *dims);
 

@@ -214,6 +214,14 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     VBT_API_ENTER("MPI_Comm_get_name");
+    /* MPI-4.1 (7.8): the null handle is named too. */
+    if (comm == MPI_COMM_NULL) {
+        VBT_API_PTR(NULL, "MPI_Comm_get_name", comm_name, "comm_name");
+        VBT_API_PTR(NULL, "MPI_Comm_get_name", resultlen, "resultlen");
+        strcpy(comm_name, "MPI_COMM_NULL");
+        *resultlen = (int)strlen(comm_name);
+        return MPI_SUCCESS;
+    }
     VBT_API_COMM(c, comm, "MPI_Comm_get_name");
     VBT_API_PTR(c, "MPI_Comm_get_name", comm_name, "comm_name");
     VBT_API_PTR(c, "MPI_Comm_get_name", resultlen, "resultlen");

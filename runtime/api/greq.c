@@ -102,7 +102,6 @@ int vbt_api_greq_query(vbt_request_t *req, MPI_Status *status)
 
     vbt_api_empty_status(s);
     rc = req->x.greq->query_fn(req->x.greq->extra_state, s);
-    s->MPI_ERROR = rc;
     return rc;
 }
 
@@ -114,11 +113,8 @@ int vbt_api_greq_finish(MPI_Request *request, MPI_Status *status)
 
     destroy(req);
     *request = MPI_REQUEST_NULL;
-    if (err == MPI_SUCCESS && rc != MPI_SUCCESS) {
-        if (status != MPI_STATUS_IGNORE)
-            status->MPI_ERROR = rc;
+    if (err == MPI_SUCCESS && rc != MPI_SUCCESS)
         return rc;
-    }
     return err;
 }
 

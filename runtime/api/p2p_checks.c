@@ -62,8 +62,22 @@ void vbt_api_empty_status(MPI_Status *status)
         return;
     status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->MPI_ERROR = MPI_SUCCESS;
     vbt_status_set_bytes(status, 0, 0);
+}
+
+void vbt_api_status_error(MPI_Status statuses[], int i, int err, int *any_error)
+{
+    if (statuses == MPI_STATUSES_IGNORE) {
+        *any_error |= err != MPI_SUCCESS;
+        return;
+    }
+    if (err != MPI_SUCCESS && !*any_error) {
+        for (int j = 0; j < i; j++)
+            statuses[j].MPI_ERROR = MPI_SUCCESS;
+        *any_error = 1;
+    }
+    if (*any_error)
+        statuses[i].MPI_ERROR = err;
 }
 
 vbt_status_t vbt_api_wait(vbt_request_t *req)

@@ -126,19 +126,17 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return likely(err == MPI_SUCCESS) ? err : raise_request_error("MPI_Test", c, err);
 }
 
-/* Complete requests[i] into statuses (or MPI_STATUSES_IGNORE) for the *all and *some calls,
- * which report per-request errors in the statuses and return MPI_ERR_IN_STATUS. */
-static int finish_into(MPI_Request requests[], int i, MPI_Status statuses[], int *any_error,
-                       vbt_comm_t **err_comm)
+/* Complete requests[i] into statuses (or MPI_STATUSES_IGNORE) for the *all calls, which report
+ * per-request errors in the statuses and return MPI_ERR_IN_STATUS. */
+static void finish_into(MPI_Request requests[], int i, MPI_Status statuses[], int *any_error,
+                        vbt_comm_t **err_comm)
 {
     vbt_comm_t *c = vbt_request_of(requests[i])->comm;
     int err =
         finish(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
-    if (err != MPI_SUCCESS) {
-        *any_error = 1;
+    if (err != MPI_SUCCESS)
         *err_comm = c;
-    }
-    return err;
+    vbt_api_status_error(statuses, i, err, any_error);
 }
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -153,6 +151,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         if (array_of_requests[i] == MPI_REQUEST_NULL) {
             if (array_of_statuses != MPI_STATUSES_IGNORE)
                 vbt_api_empty_status(&array_of_statuses[i]);
+            vbt_api_status_error(array_of_statuses, i, MPI_SUCCESS, &any_error);
             continue;
         }
         st = vbt_api_wait(vbt_request_of(array_of_requests[i]));
@@ -189,6 +188,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         if (array_of_requests[i] == MPI_REQUEST_NULL) {
             if (array_of_statuses != MPI_STATUSES_IGNORE)
                 vbt_api_empty_status(&array_of_statuses[i]);
+            vbt_api_status_error(array_of_statuses, i, MPI_SUCCESS, &any_error);
             continue;
         }
         finish_into(array_of_requests, i, array_of_statuses, &any_error, &err_comm);
@@ -310,10 +310,9 @@ static int some_common(const char *call, int incount, MPI_Request requests[], in
         vbt_comm_t *c = vbt_request_of(requests[i])->comm;
         int err = finish(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
                                                                        : &statuses[*outcount]);
-        if (err != MPI_SUCCESS) {
-            any_error = 1;
+        if (err != MPI_SUCCESS)
             err_comm = c;
-        }
+        vbt_api_status_error(statuses, *outcount, err, &any_error);
         (*outcount)++;
     }
     if (any_error)

@@ -140,7 +140,6 @@ static void fill_probe_status(const vbt_unexp_t *u, MPI_Status *status)
         return;
     status->MPI_SOURCE = u->src;
     status->MPI_TAG = u->tag;
-    status->MPI_ERROR = MPI_SUCCESS;
     vbt_status_set_bytes(status, u->len, 0);
 }
 
@@ -150,7 +149,6 @@ static void fill_proc_null_status(MPI_Status *status)
         return;
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->MPI_ERROR = MPI_SUCCESS;
     vbt_status_set_bytes(status, 0, 0);
 }
 

@@ -129,8 +129,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     for (int i = 0; i < count; i++) {
         MPI_Status *s =
             array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
-        if (peek(array_of_requests[i], s) != MPI_SUCCESS)
-            any_error = 1;
+        vbt_api_status_error(array_of_statuses, i, peek(array_of_requests[i], s), &any_error);
     }
     if (any_error)
         return vbt_error_raise(NULL, call, MPI_ERR_IN_STATUS,
@@ -159,10 +158,10 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
         if (!vbt_request_done(vbt_request_of(array_of_requests[i])))
             continue;
         array_of_indices[*outcount] = i;
-        if (peek(array_of_requests[i], array_of_statuses == MPI_STATUSES_IGNORE
-                                           ? MPI_STATUS_IGNORE
-                                           : &array_of_statuses[*outcount]) != MPI_SUCCESS)
-            any_error = 1;
+        int err = peek(array_of_requests[i], array_of_statuses == MPI_STATUSES_IGNORE
+                                                 ? MPI_STATUS_IGNORE
+                                                 : &array_of_statuses[*outcount]);
+        vbt_api_status_error(array_of_statuses, *outcount, err, &any_error);
         (*outcount)++;
     }
     if (!live)

@@ -117,6 +117,15 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     vbt_dtype_t *t;
 
+    /* MPI-4.1 (5.1.13 / 7.8): the null handle is named too. */
+    if (datatype == MPI_DATATYPE_NULL) {
+        VBT_API_ENTER("MPI_Type_get_name");
+        OUT_PTR("MPI_Type_get_name", type_name, "type_name");
+        OUT_PTR("MPI_Type_get_name", resultlen, "resultlen");
+        strcpy(type_name, "MPI_DATATYPE_NULL");
+        *resultlen = (int)strlen(type_name);
+        return MPI_SUCCESS;
+    }
     QUERY("MPI_Type_get_name", datatype, t);
     OUT_PTR("MPI_Type_get_name", type_name, "type_name");
     OUT_PTR("MPI_Type_get_name", resultlen, "resultlen");

@@ -118,8 +118,14 @@ int vbt_api_greq_finish(MPI_Request *request, MPI_Status *status);
 int vbt_api_greq_free(MPI_Request *request, vbt_request_t *req);
 int vbt_api_greq_cancel(vbt_request_t *req);
 
-/* The status of a null or inactive request. */
+/* The status of a null or inactive request (MPI_ERROR left alone, as by every single-completion
+ * call: MPI-4.1 3.2.5). */
 void vbt_api_empty_status(MPI_Status *status);
+/* The multiple-completion calls' rule (MPI-4.1 3.2.5): the MPI_ERROR fields are written if and
+ * only if the call returns MPI_ERR_IN_STATUS. Record err, the error of statuses[i], in order of
+ * i: at the first failure the statuses before it get MPI_SUCCESS, after it each its own error.
+ * Sets *any_error on a failure; statuses may be MPI_STATUSES_IGNORE. */
+void vbt_api_status_error(MPI_Status statuses[], int i, int err, int *any_error);
 
 /* Start a buffered send (copied into the attached buffer); the request is complete already. */
 int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,

@@ -49,6 +49,14 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     VBT_API_ENTER("MPI_Win_get_name");
+    /* MPI-4.1 (7.8 / 12.2.7): the null handle is named too. */
+    if (win == MPI_WIN_NULL) {
+        VBT_API_PTR(NULL, "MPI_Win_get_name", win_name, "win_name");
+        VBT_API_PTR(NULL, "MPI_Win_get_name", resultlen, "resultlen");
+        strcpy(win_name, "MPI_WIN_NULL");
+        *resultlen = (int)strlen(win_name);
+        return MPI_SUCCESS;
+    }
     VBT_API_WIN(w, win, "MPI_Win_get_name");
     if (win_name == NULL || resultlen == NULL)
         return vbt_api_win_raise(w, "MPI_Win_get_name", MPI_ERR_ARG,

@@ -158,9 +158,9 @@ static int rma(const char *call, vbt_win_op_kind_t kind, const void *obuf, MPI_C
                                  "argument target_rank is %d, but the window has %d ranks: use "
                                  "0..%d or MPI_PROC_NULL",
                                  target, w->size, w->size - 1);
-    /* The types MPI_BAND or MPI_LAND take are exactly the integer, logical and byte types
-     * compare-and-swap is defined on. */
-    if (kind == VBT_WIN_CAS && (!tt->predefined || !tt->contig ||
+    /* The types MPI_BAND or MPI_LAND take, less the character types, are exactly the integer,
+     * logical and byte types compare-and-swap is defined on. */
+    if (kind == VBT_WIN_CAS && (!tt->predefined || !tt->contig || vbt_op_is_char_type(tdt) ||
                                 (vbt_op_check(vbt_op_get(MPI_BAND), tdt, NULL) != VBT_OK &&
                                  vbt_op_check(vbt_op_get(MPI_LAND), tdt, NULL) != VBT_OK)))
         return vbt_api_win_raise(w, call, MPI_ERR_TYPE,

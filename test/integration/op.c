@@ -165,7 +165,7 @@ static void test_errors(void)
     expect_class(MPI_Reduce_local(d, e, 4, MPI_DOUBLE, MPI_BAND), MPI_ERR_OP, "BAND on DOUBLE");
     expect_class(MPI_Reduce_local(x, y, 2, MPI_INT, MPI_MAXLOC), MPI_ERR_OP, "MAXLOC on INT");
     expect_class(MPI_Reduce_local(d, e, 4, MPI_DOUBLE, MPI_LOR), MPI_ERR_OP, "LOR on DOUBLE");
-    expect_class(MPI_Reduce_local(x, y, 4, MPI_CHAR, MPI_SUM), MPI_ERR_OP, "SUM on CHAR");
+    expect_class(MPI_Reduce_local(x, y, 4, MPI_CHAR, MPI_LAND), MPI_ERR_OP, "LAND on CHAR");
     expect_class(MPI_Reduce_local(x, y, 4, MPI_C_BOOL, MPI_MAX), MPI_ERR_OP, "MAX on C_BOOL");
     expect_class(MPI_Reduce_local(d, e, 2, MPI_C_DOUBLE_COMPLEX, MPI_MIN), MPI_ERR_OP,
                  "MIN on C_DOUBLE_COMPLEX");

@@ -107,6 +107,11 @@ START_TEST(test_dims_known)
     dims_case(100, 2, (int[]){0, 0}, (int[]){10, 10});
     dims_case(30, 3, (int[]){5, 0, 3}, (int[]){5, 2, 3});
     dims_case(30, 3, (int[]){5, 2, 3}, (int[]){5, 2, 3});
+    /* Ties in max - min: MPICH's choice (the larger smallest entries). */
+    dims_case(5616, 4, (int[]){0, 0, 0, 0}, (int[]){13, 9, 8, 6});
+    dims_case(360, 3, (int[]){0, 0, 0}, (int[]){10, 6, 6});
+    dims_case(2160, 4, (int[]){0, 0, 0, 0}, (int[]){10, 6, 6, 6});
+    dims_case(5616, 5, (int[]){0, 0, 2, 0, 0}, (int[]){13, 6, 2, 6, 6});
     int bad[] = {3, 0};
     ck_assert_int_eq(vbt_dims_create(10, 2, bad), VBT_ERR_INVALID_PARAM);
     int full[] = {2, 2};
@@ -114,43 +119,48 @@ START_TEST(test_dims_known)
 }
 END_TEST
 
-/* The smallest max - min over every k-tuple of positive ints multiplying to n. */
-static int brute_spread(int n, int k, int *t, int depth, int rem)
+/* Brute force: every non-increasing k-tuple of positive ints multiplying to n (t[0..depth) so
+ * far, each at most maxd), best kept as the standard and MPICH want it: the smallest max - min,
+ * then the largest smallest entry, then the largest second smallest, and so on. */
+static void brute_dims(int k, int *t, int depth, int rem, int maxd, int *best, int *have)
 {
-    if (depth == k - 1) {
-        int mx = rem, mn = rem;
-        t[depth] = rem;
-        for (int i = 0; i < k; i++) {
-            mx = t[i] > mx ? t[i] : mx;
-            mn = t[i] < mn ? t[i] : mn;
+    if (depth == k) {
+        int better;
+        if (rem != 1)
+            return;
+        better = !*have || t[0] - t[k - 1] < best[0] - best[k - 1];
+        if (*have && t[0] - t[k - 1] == best[0] - best[k - 1]) {
+            for (int i = k - 1; i >= 0; i--) {
+                if (t[i] != best[i]) {
+                    better = t[i] > best[i];
+                    break;
+                }
+            }
         }
-        return mx - mn;
+        if (better)
+            memcpy(best, t, sizeof(int) * (size_t)k);
+        *have |= better;
+        return;
     }
-    int best = -1;
-    for (int d = 1; d <= rem; d++) {
+    for (int d = rem < maxd ? rem : maxd; d >= 1; d--) {
         if (rem % d)
             continue;
         t[depth] = d;
-        int s = brute_spread(n, k, t, depth + 1, rem / d);
-        if (best < 0 || s < best)
-            best = s;
+        brute_dims(k, t, depth + 1, rem / d, d, best, have);
     }
-    return best;
 }
 
 START_TEST(test_dims_brute)
 {
-    for (int k = 1; k <= 4; k++) {
-        for (int n = 1; n <= (k < 4 ? 200 : 64); n++) {
-            int d[4] = {0, 0, 0, 0}, t[4], prod = 1;
+    for (int k = 1; k <= 6; k++) {
+        for (int n = 1; n <= 3000; n++) {
+            int d[6] = {0}, t[6], best[6], have = 0;
             ck_assert_int_eq(vbt_dims_create(n, k, d), VBT_OK);
-            for (int i = 0; i < k; i++) {
-                prod *= d[i];
-                if (i > 0)
-                    ck_assert_msg(d[i] <= d[i - 1], "Dims_create(%d, %d) not non-increasing", n, k);
-            }
-            ck_assert_int_eq(prod, n);
-            ck_assert_int_eq(d[0] - d[k - 1], brute_spread(n, k, t, 0, n));
+            brute_dims(k, t, 0, n, n, best, &have);
+            ck_assert(have);
+            for (int i = 0; i < k; i++)
+                ck_assert_msg(d[i] == best[i], "Dims_create(%d, %d): dims[%d] = %d, expected %d", n,
+                              k, i, d[i], best[i]);
         }
     }
 }
