@@ -262,6 +262,28 @@ static vbt_status_t reduce_scatter(vbt_sched_t *s, vbt_comm_t *c, const vbt_coll
                                     .root = 0});
 }
 
+vbt_status_t vbt_sched_and_both(vbt_sched_t *s, vbt_comm_t *c, uint64_t *bits, size_t nwords)
+{
+    const vbt_op_t *band = vbt_op_get(MPI_BAND);
+    uint64_t *theirs;
+
+    vbt_sched_local(s, 1);
+    TRY(vbt_sched_allreduce(s, c->local, MPI_IN_PLACE, bits, nwords, MPI_UINT64_T, band));
+    vbt_sched_local(s, 0);
+    vbt_sched_round(s);
+    if (c->rank == 0) {
+        theirs = vbt_sched_tmp(s, nwords, MPI_UINT64_T);
+        TRY_PTR(theirs);
+        TRY(vbt_sched_recv(s, theirs, nwords, MPI_UINT64_T, 0));
+        TRY(vbt_sched_send(s, bits, nwords, MPI_UINT64_T, 0));
+        vbt_sched_round(s);
+        TRY(vbt_sched_reduce(s, band, theirs, bits, nwords, MPI_UINT64_T));
+        vbt_sched_round(s);
+    }
+    return local(s, c, VBT_COLL_BCAST,
+                 &(vbt_coll_args_t){.rbuf = bits, .rcount = nwords, .rdt = MPI_UINT64_T});
+}
+
 vbt_status_t vbt_sched_build_inter(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
                                    const vbt_coll_args_t *a)
 {

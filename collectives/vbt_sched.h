@@ -97,6 +97,9 @@ vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c
  * neighbourhood collectives are not defined there: VBT_ERR_INVALID_PARAM. */
 vbt_status_t vbt_sched_build_inter(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
                                    const vbt_coll_args_t *a);
+/* The steps that make bits[0..nwords) the AND of every member's, both groups of
+ * intercommunicator c (MPI_Comm_idup's agreement there). */
+vbt_status_t vbt_sched_and_both(vbt_sched_t *s, vbt_comm_t *c, uint64_t *bits, size_t nwords);
 
 /* Hand the schedule to a new request (VBT_REQ_COLL). persistent: inactive until
  * vbt_coll_start; else started now. VBT_ERR_NO_MEMORY (the schedule is destroyed then). */

@@ -297,8 +297,8 @@ static vbt_status_t comm_new(vbt_comm_t *parent, vbt_group_t *group, int rank, u
     return VBT_OK;
 }
 
-vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank,
-                                  uint32_t slot, vbt_comm_t **comm_p)
+vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
+                                  vbt_comm_t **comm_p)
 {
     return comm_new(parent, group, rank, slot, comm_p);
 }

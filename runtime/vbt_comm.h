@@ -153,7 +153,7 @@ void vbt_comm_agreement_begin(uint64_t *bits);
 void vbt_comm_agreement_end(void);
 /* The new communicator of group (its reference taken over on success) on slot, where this
  * process is rank; parent's error handler. */
-vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank,
-                                  uint32_t slot, vbt_comm_t **comm_p);
+vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
+                                  vbt_comm_t **comm_p);
 
 #endif

@@ -28,7 +28,12 @@
 
 /* Agreement tags on the local intracommunicator (vbt_comm_agree.h; below MPI_Comm_create_group's
  * 2 .. 0x8001 never, above them always). */
-enum { AGREE_AND = 0xfff0, AGREE_BCAST_HEAD = 0xfff1, AGREE_BCAST_BLOB = 0xfff2, AGREE_GATHER = 0xfff3 };
+enum {
+    AGREE_AND = 0xfff0,
+    AGREE_BCAST_HEAD = 0xfff1,
+    AGREE_BCAST_BLOB = 0xfff2,
+    AGREE_GATHER = 0xfff3
+};
 
 /* What a leader sends the other leader and then its group: the free slots of its group (of
  * both groups, to its group), the blob's length and an error both leaders found. */
@@ -296,8 +301,8 @@ vbt_status_t vbt_comm_intercomm_create(vbt_comm_t *local, int local_leader, vbt_
     vbt_group_t *remote;
     vbt_status_t st;
 
-    st = link_run(&l, local->group->ranks, (size_t)local->size * sizeof(int), bits, &rblob,
-                  &rbytes);
+    st =
+        link_run(&l, local->group->ranks, (size_t)local->size * sizeof(int), bits, &rblob, &rbytes);
     if (st != VBT_OK)
         return st;
     st = remote_group_from(rblob, rbytes, local->group, &remote);
@@ -325,6 +330,21 @@ static link_t inter_link(vbt_comm_t *inter)
                     .tag = VBT_INTER_TAG_OWN};
 }
 
+vbt_status_t vbt_comm_inter_dup_on_slots(vbt_comm_t *inter, uint32_t slot, uint32_t lslot,
+                                         vbt_comm_t **comm_p)
+{
+    vbt_status_t st;
+
+    vbt_group_retain(inter->remote_group);
+    st = make_inter(inter, inter->group, inter->rank, inter->remote_group, slot, lslot, comm_p);
+    if (st != VBT_OK) {
+        vbt_group_release(inter->remote_group);
+        return st;
+    }
+    vbt_group_retain(inter->group);
+    return VBT_OK;
+}
+
 vbt_status_t vbt_comm_inter_dup(vbt_comm_t *inter, vbt_comm_t **comm_p)
 {
     link_t l = inter_link(inter);
@@ -341,14 +361,7 @@ vbt_status_t vbt_comm_inter_dup(vbt_comm_t *inter, vbt_comm_t **comm_p)
     st = two_slots(bits, &slot, &lslot);
     if (st != VBT_OK)
         return st;
-    vbt_group_retain(inter->remote_group);
-    st = make_inter(inter, inter->group, inter->rank, inter->remote_group, slot, lslot, comm_p);
-    if (st != VBT_OK) {
-        vbt_group_release(inter->remote_group);
-        return st;
-    }
-    vbt_group_retain(inter->group);
-    return VBT_OK;
+    return vbt_comm_inter_dup_on_slots(inter, slot, lslot, comm_p);
 }
 
 typedef struct {
@@ -508,8 +521,8 @@ vbt_status_t vbt_comm_inter_merge(vbt_comm_t *inter, int high, vbt_comm_t **comm
     }
     theirs = rblob;
     {
-        vbt_agree_t a = {.parent = inter->local, .n = inter->size, .me = inter->rank,
-                         .tag = AGREE_BCAST_HEAD};
+        vbt_agree_t a = {
+            .parent = inter->local, .n = inter->size, .me = inter->rank, .tag = AGREE_BCAST_HEAD};
         /* Our own leader's high, for members that passed another one. */
         st = vbt_agree_bcast(&a, mine, sizeof(mine));
     }

@@ -26,6 +26,10 @@ vbt_status_t vbt_comm_intercomm_create(vbt_comm_t *local, int local_leader, vbt_
 vbt_status_t vbt_comm_inter_dup(vbt_comm_t *inter, vbt_comm_t **comm_p);
 vbt_status_t vbt_comm_inter_split(vbt_comm_t *inter, int color, int key, vbt_comm_t **comm_p);
 vbt_status_t vbt_comm_inter_create(vbt_comm_t *inter, vbt_group_t *group, vbt_comm_t **comm_p);
+/* MPI_Comm_idup's end on an intercommunicator: its duplicate on slot, its hidden local one on
+ * lslot, which every member of both groups agreed on and this process reserved. */
+vbt_status_t vbt_comm_inter_dup_on_slots(vbt_comm_t *inter, uint32_t slot, uint32_t lslot,
+                                         vbt_comm_t **comm_p);
 /* MPI_Intercomm_merge: the intracommunicator of both groups, the low one first. */
 vbt_status_t vbt_comm_inter_merge(vbt_comm_t *inter, int high, vbt_comm_t **comm_p);
 

@@ -64,8 +64,7 @@ static int check_wbuf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
     VBT_API_CHECK(vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, n));
     if (types == NULL)
         return vbt_error_raise(c, call, MPI_ERR_ARG,
-                               "argument %s is NULL; pass an array of %d datatypes", types_name,
-                               n);
+                               "argument %s is NULL; pass an array of %d datatypes", types_name, n);
     if (buf == MPI_IN_PLACE)
         return in_place(c, call, name->buf);
     for (int i = 0; i < n; i++)
@@ -155,8 +154,8 @@ static int check(vbt_comm_t *c, const char *call, vbt_coll_kind_t kind, const vb
     case VBT_COLL_REDUCE_SCATTER_BLOCK: {
         int mine;
         if (kind == VBT_COLL_REDUCE_SCATTER) {
-            VBT_API_CHECK(vbt_api_coll_check_counts(c, call, "recvcounts", a->rcounts, NULL, NULL,
-                                                    c->size));
+            VBT_API_CHECK(
+                vbt_api_coll_check_counts(c, call, "recvcounts", a->rcounts, NULL, NULL, c->size));
             for (int i = 0; i < c->size; i++)
                 total += (size_t)a->rcounts[i];
             mine = a->rcounts[c->rank];

@@ -226,8 +226,8 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recv
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
-    VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE_SCATTER_BLOCK, op, .sbuf = sendbuf,
-                  .rbuf = recvbuf, .rcount = (size_t)recvcount, .rdt = datatype);
+    VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE_SCATTER_BLOCK, op, .sbuf = sendbuf, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = datatype);
     if (unlikely(recvcount < 0))
         return vbt_error_raise(c, call, MPI_ERR_COUNT,
                                "argument recvcount is %d; it must be 0 or more", recvcount);
