@@ -40,7 +40,7 @@ enum {
 typedef struct {
     uint64_t bits[SLOT_WORDS];
     uint64_t bytes;
-    uint64_t err;
+    uint64_t err; /* the leader's failure (a vbt_status_t), 0 for none */
 } head_t;
 
 typedef struct {
@@ -159,10 +159,12 @@ static vbt_status_t exchange(const link_t *l, uint64_t *bits, const void *blob, 
     if (l->local->rank == l->leader) {
         memcpy(head.bits, bits, sizeof(head.bits));
         head.bytes = bytes;
-        st = leaders_swap(l, &head, blob, &theirs, &rblob);
+        /* No bridge: the leader's peer_comm or remote_leader was refused (by the API). */
+        st = l->bridge != NULL ? leaders_swap(l, &head, blob, &theirs, &rblob)
+                               : VBT_ERR_INVALID_PARAM;
         if (st != VBT_OK) {
-            /* The group still waits for our broadcast: tell it. */
-            head.err = 1;
+            /* The group still waits for our broadcast: tell it why. */
+            head.err = (uint64_t)(int64_t)st;
             head.bytes = 0;
         } else {
             for (int w = 0; w < SLOT_WORDS; w++)
@@ -174,7 +176,7 @@ static vbt_status_t exchange(const link_t *l, uint64_t *bits, const void *blob, 
     vbt_status_t bst = vbt_agree_bcast(&a, &head, sizeof(head));
     if (bst != VBT_OK || head.err) {
         free(rblob);
-        return bst != VBT_OK ? bst : st != VBT_OK ? st : VBT_ERR_IO;
+        return bst != VBT_OK ? bst : (vbt_status_t)(int64_t)head.err;
     }
     if (rblob == NULL) {
         rblob = malloc(head.bytes ? (size_t)head.bytes : 1);

@@ -16,7 +16,9 @@
 #define VBT_INTER_TAG_OWN  (VBT_INTER_TAG_BASE + 0x00800000)
 
 /* MPI_Intercomm_create: collective over local (an intracommunicator) and, through the leaders,
- * the group on the other side; bridge and remote_leader count at local_leader only. Also the
+ * the group on the other side; bridge and remote_leader count at local_leader only. bridge NULL
+ * at the leader: its arguments were refused, and every member of local returns
+ * VBT_ERR_INVALID_PARAM (rather than wait for the leader). Also the
  * core of MPI_Intercomm_create_from_groups: any intracommunicator of the local group and any
  * communicator joining the two leaders will do. */
 vbt_status_t vbt_comm_intercomm_create(vbt_comm_t *local, int local_leader, vbt_comm_t *bridge,

@@ -31,7 +31,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     static const char call[] = "MPI_Intercomm_create";
-    vbt_comm_t *peer = NULL, *nc = NULL;
+    vbt_comm_t *peer = NULL, *nc = NULL, *bad = NULL;
+    int bad_rl = 0;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -49,29 +50,43 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                                "argument tag is %d: use 0..%d (MPI_TAG_UB); wildcards are not "
                                "allowed",
                                tag, VBT_TAG_UB);
-    /* peer_comm and remote_leader count at the local leader only (MPI-4.1 Sec. 7.6.2). */
+    /* peer_comm and remote_leader count at the local leader only (MPI-4.1 Sec. 7.6.2). A bad
+     * one still goes through the local group's part, so the others return an error too rather
+     * than wait for the leader. */
     if (c->rank == local_leader) {
         peer = vbt_comm_get(peer_comm);
-        if (peer == NULL)
-            return vbt_error_raise(
-                c, call, MPI_ERR_COMM,
-                "argument peer_comm is %s at the local leader; pass a communicator that holds "
-                "both leaders (MPI_COMM_WORLD, or a duplicate of it)",
-                peer_comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
-        if (remote_leader < 0 || remote_leader >= peer->remote_size)
-            return vbt_error_raise(c, call, MPI_ERR_RANK,
-                                   "argument remote_leader is %d, but peer_comm (%s) has %d "
-                                   "ranks: use 0..%d, the other group's leader's rank there",
-                                   remote_leader, peer->name, peer->remote_size,
-                                   peer->remote_size - 1);
-        if (vbt_group_rank_of(c->group, peer->world_ranks[remote_leader]) != MPI_UNDEFINED)
-            return vbt_error_raise(c, call, MPI_ERR_RANK,
-                                   "argument remote_leader is %d, which is in local_comm itself: "
-                                   "the remote leader must be a process of the other group "
-                                   "(the two groups must be disjoint)",
-                                   remote_leader);
+        if (peer != NULL &&
+            (remote_leader < 0 || remote_leader >= peer->remote_size ||
+             vbt_group_rank_of(c->group, peer->world_ranks[remote_leader]) != MPI_UNDEFINED)) {
+            bad_rl = 1;
+            bad = peer;
+            peer = NULL;
+        }
     }
     st = vbt_comm_intercomm_create(c, local_leader, peer, remote_leader, tag, &nc);
+    if (c->rank == local_leader && peer == NULL && !bad_rl)
+        return vbt_error_raise(
+            c, call, MPI_ERR_COMM,
+            "argument peer_comm is %s at the local leader; pass a communicator that holds "
+            "both leaders (MPI_COMM_WORLD, or a duplicate of it)",
+            peer_comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
+    if (bad_rl && remote_leader >= 0 && remote_leader < bad->remote_size)
+        return vbt_error_raise(c, call, MPI_ERR_RANK,
+                               "argument remote_leader is %d, which is in local_comm itself: "
+                               "the remote leader must be a process of the other group (the "
+                               "two groups must be disjoint)",
+                               remote_leader);
+    if (bad_rl)
+        return vbt_error_raise(c, call, MPI_ERR_RANK,
+                               "argument remote_leader is %d, but peer_comm (%s) has %d ranks: "
+                               "use 0..%d, the other group's leader's rank there",
+                               remote_leader, bad->name, bad->remote_size, bad->remote_size - 1);
+    if (st == VBT_ERR_INVALID_PARAM && c->rank != local_leader)
+        return vbt_error_raise(c, call, MPI_ERR_ARG,
+                               "the local leader (rank %d of local_comm) refused its peer_comm or "
+                               "remote_leader argument, or the two groups overlap (the leader's "
+                               "error says why): no intercommunicator was made",
+                               local_leader);
     if (st != VBT_OK)
         return vbt_api_comm_failed(c, call, st);
     *newintercomm = nc->handle;

@@ -962,6 +962,16 @@ static void t_errors(pair_t *p)
     ERR(MPI_Intercomm_create(p->local, p->lsize, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK);
     ERR(MPI_Intercomm_create(p->local, -1, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK);
     ERR(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_COMM);
+    /* Bad arguments at the leader only: it says why, the rest of its group is told. */
+    {
+        int ll = p->lsize - 1, mine = p->lrank == ll;
+        ERR(MPI_Intercomm_create(p->local, ll, MPI_COMM_WORLD, size, 1, &c),
+            mine ? MPI_ERR_RANK : MPI_ERR_ARG);
+        ERR(MPI_Intercomm_create(p->local, ll, MPI_COMM_WORLD, rank - rank % p->ng + p->grp, 1, &c),
+            mine ? MPI_ERR_RANK : MPI_ERR_ARG); /* a member of its own group */
+        ERR(MPI_Intercomm_create(p->local, ll, mine ? MPI_COMM_NULL : MPI_COMM_WORLD, 0, 1, &c),
+            mine ? MPI_ERR_COMM : MPI_ERR_ARG);
+    }
     ERR(MPI_Intercomm_create(p->ic, 0, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_COMM);
     ERR(MPI_Intercomm_merge(p->local, 0, &c), MPI_ERR_COMM);
     ERR(MPI_Intercomm_merge(MPI_COMM_NULL, 0, &c), MPI_ERR_COMM);
