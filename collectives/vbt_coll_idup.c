@@ -10,6 +10,7 @@
  * communicators moved meanwhile, or a member was inside a blocking agreement, whose snapshot
  * of free slots must not be reserved under it) starts both phases again. */
 #include "vbt_sched.h"
+#include "vbt_comm_inter.h"
 #include "vbt_log.h"
 
 #include <stdlib.h>
@@ -68,14 +69,25 @@ static vbt_status_t decide(vbt_sched_t *s, void *arg)
     vbt_comm_t *nc;
     vbt_status_t st;
 
-    for (uint32_t w = 0; w < VBT_COMM_SLOT_WORDS; w++) {
-        if (d->agreed[w] == 0)
-            continue;
-        uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(d->agreed[w]);
-        d->offer[w] &= ~(UINT64_C(1) << (slot % 64));
+    /* An intercommunicator takes two slots (its own and its local group's hidden one). */
+    uint32_t slot[2];
+    int need = vbt_comm_is_inter(d->parent) ? 2 : 1, got = 0;
+    for (uint32_t w = 0; w < VBT_COMM_SLOT_WORDS && got < need; w++) {
+        uint64_t b = d->agreed[w];
+        while (b != 0 && got < need) {
+            slot[got++] = w * 64 + (uint32_t)__builtin_ctzll(b);
+            b &= b - 1;
+        }
+    }
+    if (got == need) {
+        for (int i = 0; i < need; i++)
+            d->offer[slot[i] / 64] &= ~(UINT64_C(1) << (slot[i] % 64));
         vbt_comm_slots_unreserve(d->offer);
         d->reserved = 0;
-        st = vbt_comm_create_on_slot(d->parent, slot, &nc);
+        if (need == 2)
+            st = vbt_comm_inter_dup_on_slots(d->parent, slot[0], slot[1], &nc);
+        else
+            st = vbt_comm_create_on_slot(d->parent, slot[0], &nc);
         if (st != VBT_OK)
             return st;
         return d->done(d->arg, nc);
@@ -94,6 +106,15 @@ static vbt_status_t decide(vbt_sched_t *s, void *arg)
     return VBT_ERR_NO_RESOURCE;
 }
 
+/* bits becomes the AND over every member (of both groups of an intercommunicator). */
+static vbt_status_t and_all(vbt_sched_t *s, idup_t *d, uint64_t *bits, const vbt_op_t *band)
+{
+    if (vbt_comm_is_inter(d->parent))
+        return vbt_sched_and_both(s, d->parent, bits, VBT_COMM_SLOT_WORDS);
+    return vbt_sched_allreduce(s, d->parent, MPI_IN_PLACE, bits, VBT_COMM_SLOT_WORDS, MPI_UINT64_T,
+                               band);
+}
+
 static vbt_status_t append(vbt_sched_t *s, idup_t *d)
 {
     const vbt_op_t *band = vbt_op_get(MPI_BAND);
@@ -102,15 +123,13 @@ static vbt_status_t append(vbt_sched_t *s, idup_t *d)
     if (vbt_sched_call(s, take_snapshot, d) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
-    if (vbt_sched_allreduce(s, d->parent, MPI_IN_PLACE, d->hint, VBT_COMM_SLOT_WORDS, MPI_UINT64_T,
-                            band) != VBT_OK)
+    if (and_all(s, d, d->hint, band) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
     if (vbt_sched_call(s, make_offer, d) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
-    if (vbt_sched_allreduce(s, d->parent, MPI_IN_PLACE, d->agreed, VBT_COMM_SLOT_WORDS,
-                            MPI_UINT64_T, band) != VBT_OK)
+    if (and_all(s, d, d->agreed, band) != VBT_OK)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
     if (vbt_sched_call(s, decide, d) != VBT_OK)

@@ -527,8 +527,8 @@ static vbt_status_t build_neighbor(vbt_sched_t *s, vbt_comm_t *c, const nside_t 
 
 /* ---- entry ---------------------------------------------------------------------------------- */
 
-static vbt_status_t build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
-                          const vbt_coll_args_t *a)
+vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
+                             const vbt_coll_args_t *a)
 {
     int me = c->rank, n = c->size;
 
@@ -639,7 +639,10 @@ vbt_status_t vbt_coll_post(vbt_coll_kind_t kind, vbt_comm_t *comm, const vbt_col
 
     if (s == NULL)
         return VBT_ERR_NO_MEMORY;
-    st = build(s, kind, comm, a);
+    if (vbt_comm_is_inter(comm))
+        st = vbt_sched_build_inter(s, kind, comm, a);
+    else
+        st = vbt_sched_build(s, kind, comm, a);
     if (st != VBT_OK) {
         vbt_sched_destroy(s);
         return st;

@@ -14,6 +14,7 @@ typedef struct {
     uint8_t kind;
     uint8_t round_end; /* the last step of its round */
     uint8_t alt_tag;   /* carries the schedule's second tag (vbt_sched_alt_tag) */
+    uint8_t local;     /* on the intercommunicator's local one (vbt_sched_local) */
     int peer;
     const void *src;
     size_t scount;
@@ -43,6 +44,7 @@ struct vbt_sched {
     int active;
     int busy;    /* advance() is running on it (a post may progress, which runs the hook) */
     int aborted; /* a step could not be started: the rest are not */
+    int local;   /* steps being added go on comm->local (vbt_sched_local) */
     vbt_status_t status;
     tmp_t *tmps;
     int ntmp, captmp;
@@ -106,6 +108,7 @@ vbt_sched_t *vbt_sched_create(vbt_comm_t *comm)
     s->active = 0;
     s->busy = 0;
     s->aborted = 0;
+    s->local = 0;
     s->status = VBT_OK;
     s->ntmp = s->nheld = s->nops = 0;
     s->state = NULL;
@@ -181,6 +184,7 @@ static step_t *add(vbt_sched_t *s, step_kind_t kind)
     st = &s->steps[s->n++];
     memset(st, 0, sizeof(*st));
     st->kind = (uint8_t)kind;
+    st->local = (uint8_t)s->local;
     st->sdt = st->rdt = MPI_DATATYPE_NULL;
     return st;
 }
@@ -266,6 +270,11 @@ void vbt_sched_alt_tag(vbt_sched_t *s)
         s->steps[s->n - 1].alt_tag = 1;
 }
 
+void vbt_sched_local(vbt_sched_t *s, int on)
+{
+    s->local = on && s->comm->local != NULL;
+}
+
 void vbt_sched_round(vbt_sched_t *s)
 {
     if (s->n > 0)
@@ -338,13 +347,14 @@ static void list_remove(vbt_sched_t *s)
 static vbt_status_t post(vbt_sched_t *s, int i)
 {
     step_t *st = &s->steps[i];
+    vbt_comm_t *c = st->local ? s->comm->local : s->comm;
 
     switch (st->kind) {
     case STEP_SEND:
-        return vbt_coll_isend(s->comm, st->src, st->scount, st->sdt, st->peer,
+        return vbt_coll_isend(c, st->src, st->scount, st->sdt, st->peer,
                               s->tag + (st->alt_tag ? VBT_SCHED_TAG_ALT : 0), &st->req);
     case STEP_RECV:
-        return vbt_coll_irecv(s->comm, st->dst, st->rcount, st->rdt, st->peer,
+        return vbt_coll_irecv(c, st->dst, st->rcount, st->rdt, st->peer,
                               s->tag + (st->alt_tag ? VBT_SCHED_TAG_ALT : 0), &st->req);
     case STEP_COPY:
         return vbt_coll_copy(st->src, st->scount, st->sdt, st->dst, st->rcount, st->rdt);

@@ -22,6 +22,7 @@
  *   1 .. 63                        blocking collectives, one tag each (vbt_coll_int.h);
  *   0x40000000 .. 0x41ffffff       schedules (this file): + 0x01000000 for a message on the
  *                                  schedule's second tag (vbt_sched_alt_tag);
+ *   0x7e000000 .. 0x7e800000       intercommunicator leaders (runtime/vbt_comm_inter.h);
  *   0x7f000000 .. 0x7f01ffff       communicator agreements (runtime/vbt_comm_agree.h).
  * Inside one schedule two ranks exchange their messages in the same order on both sides
  * (every algorithm here is written so), and MPI's in-order matching keeps them apart. A
@@ -69,6 +70,11 @@ vbt_status_t vbt_sched_call(vbt_sched_t *s, vbt_sched_fn *fn, void *arg);
 /* The send or receive just added goes on the schedule's second tag (a Cartesian neighbourhood
  * tells apart the two directions to one neighbour so: vbt_coll_neighbor.c). */
 void vbt_sched_alt_tag(vbt_sched_t *s);
+/* on: the sends and receives added from now on go on s's communicator's local one, an
+ * intercommunicator's hidden intracommunicator of its local group (its ranks are local ranks);
+ * off: on the communicator itself. The intracommunicator builders (vbt_sched_build) so make
+ * the local parts of an intercommunicator's collectives (vbt_coll_inter.c). */
+void vbt_sched_local(vbt_sched_t *s, int on);
 /* End the current round (nothing if it is empty). */
 void vbt_sched_round(vbt_sched_t *s);
 
@@ -84,6 +90,18 @@ void vbt_sched_set_state(vbt_sched_t *s, void *state, void (*free_fn)(void *stat
  * than one collective (MPI_Comm_idup's). sbuf may be MPI_IN_PLACE. */
 vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf,
                                  size_t count, MPI_Datatype dt, const vbt_op_t *op);
+
+/* The steps of collective kind on intracommunicator c (vbt_coll_nb.c); with vbt_sched_local,
+ * c is the schedule's intercommunicator's local one. */
+vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
+                             const vbt_coll_args_t *a);
+/* The steps of collective kind on intercommunicator c (vbt_coll_inter.c). Scans and
+ * neighbourhood collectives are not defined there: VBT_ERR_INVALID_PARAM. */
+vbt_status_t vbt_sched_build_inter(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c,
+                                   const vbt_coll_args_t *a);
+/* The steps that make bits[0..nwords) the AND of every member's, both groups of
+ * intercommunicator c (MPI_Comm_idup's agreement there). */
+vbt_status_t vbt_sched_and_both(vbt_sched_t *s, vbt_comm_t *c, uint64_t *bits, size_t nwords);
 
 /* Hand the schedule to a new request (VBT_REQ_COLL). persistent: inactive until
  * vbt_coll_start; else started now. VBT_ERR_NO_MEMORY (the schedule is destroyed then). */

@@ -1118,6 +1118,12 @@ VBT_MPI_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result));
 VBT_MPI_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name));
 VBT_MPI_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen));
 VBT_MPI_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag));
+VBT_MPI_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+VBT_MPI_DECL(int, Intercomm_create,
+             (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+              int tag, MPI_Comm *newintercomm));
+VBT_MPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
 VBT_MPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 VBT_MPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 VBT_MPI_DECL(int, Comm_idup_with_info,

@@ -66,6 +66,7 @@ static void comm_setup(vbt_comm_t *comm, MPI_Comm handle, vbt_group_t *group, in
     comm->world_ranks = group->ranks;
     comm->rank = rank;
     comm->size = group->size;
+    comm->remote_size = group->size;
     comm->context_id = slot * 2;
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
     comm->refcount = 1;
@@ -169,6 +170,15 @@ static void destroy(vbt_comm_t *comm)
     vbt_info_release(comm->hints);
     comm->hints = NULL;
     vbt_group_release(comm->group);
+    if (comm->remote_group != NULL)
+        vbt_group_release(comm->remote_group);
+    comm->remote_group = NULL;
+    if (comm->local != NULL) { /* hidden: never had a handle to invalidate */
+        comm->local->freed = 1;
+        comm->local->magic = 0;
+        vbt_comm_release(comm->local);
+        comm->local = NULL;
+    }
     vbt_errhandler_release(comm->errhandler);
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
     comm->magic = 0; /* the slab entry stays: a stale handle reads 0 there */
@@ -193,10 +203,18 @@ static void reap_zombies(void)
 void vbt_comm_cleanup_predefined(void)
 {
     comms.ready = 0;
-    while (comms.zombies != NULL) {
-        vbt_comm_t *c = comms.zombies;
-        comms.zombies = c->next;
-        destroy(c);
+    for (int pass = 0; pass < 2; pass++) {
+        while (comms.zombies != NULL) {
+            vbt_comm_t *c = comms.zombies;
+            comms.zombies = c->next;
+            destroy(c);
+        }
+        /* Then intercommunicators: they release their hidden local communicators. */
+        for (uint32_t s = 0; pass == 0 && s < VBT_COMM_MAX; s++) {
+            vbt_comm_t *c = vbt_comm_table[s];
+            if (c != NULL && vbt_comm_is_inter(c))
+                destroy(c);
+        }
     }
     for (uint32_t s = 0; s < VBT_COMM_MAX; s++) {
         vbt_comm_t *c = vbt_comm_table[s];
@@ -277,6 +295,24 @@ static vbt_status_t comm_new(vbt_comm_t *parent, vbt_group_t *group, int rank, u
     install(comm);
     *comm_p = comm;
     return VBT_OK;
+}
+
+vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
+                                  vbt_comm_t **comm_p)
+{
+    return comm_new(parent, group, rank, slot, comm_p);
+}
+
+void vbt_comm_agreement_begin(uint64_t *bits)
+{
+    reap_zombies();
+    memcpy(bits, comms.free_slots, sizeof(comms.free_slots));
+    comms.agreeing++;
+}
+
+void vbt_comm_agreement_end(void)
+{
+    comms.agreeing--;
 }
 
 vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t **comm_p)
@@ -439,6 +475,15 @@ int vbt_comm_compare(const vbt_comm_t *a, const vbt_comm_t *b)
 
     if (a == b)
         return MPI_IDENT;
+    if (vbt_comm_is_inter(a) != vbt_comm_is_inter(b))
+        return MPI_UNEQUAL;
     r = vbt_group_compare(a->group, b->group);
+    if (vbt_comm_is_inter(a) && r != MPI_UNEQUAL) {
+        int rr = vbt_group_compare(a->remote_group, b->remote_group);
+        if (rr == MPI_UNEQUAL)
+            return MPI_UNEQUAL;
+        if (rr == MPI_SIMILAR)
+            r = MPI_SIMILAR;
+    }
     return r == MPI_IDENT ? MPI_CONGRUENT : r;
 }

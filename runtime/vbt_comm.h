@@ -28,10 +28,19 @@ typedef struct vbt_comm {
     MPI_Comm handle;
     int rank;
     int size;
+    /* The ranks point-to-point names: size, or the remote group's size on an
+     * intercommunicator (whose world_ranks are the remote group's). */
+    int remote_size;
     uint32_t context_id;
     vbt_match_queue_t match[2];
-    const int *world_ranks; /* group->ranks: this comm's rank r is world rank world_ranks[r] */
-    vbt_group_t *group;
+    /* The peers' world ranks: point-to-point rank r goes to world rank world_ranks[r]. An
+     * intracommunicator's are group->ranks, an intercommunicator's remote_group->ranks. */
+    const int *world_ranks;
+    vbt_group_t *group;        /* the local group */
+    vbt_group_t *remote_group; /* an intercommunicator's remote group; NULL: intracommunicator */
+    /* An intercommunicator's local group as a hidden intracommunicator, for the local parts of
+     * its collectives and creations (runtime/vbt_comm_inter.c). */
+    struct vbt_comm *local;
     MPI_Errhandler errhandler;
     int refcount; /* the handle's reference (until MPI_Comm_free) and vbt_comm_retain()s */
     int freed;    /* MPI_Comm_free'd: destroyed once nothing uses it any more */
@@ -129,7 +138,22 @@ void vbt_comm_slots_unreserve(const uint64_t *bits);
  * process reserved. */
 vbt_status_t vbt_comm_create_on_slot(vbt_comm_t *parent, uint32_t slot, vbt_comm_t **comm_p);
 
-/* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
+/* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL (intercommunicators: both groups). */
 int vbt_comm_compare(const vbt_comm_t *a, const vbt_comm_t *b);
+
+static inline int vbt_comm_is_inter(const vbt_comm_t *comm)
+{
+    return comm->remote_group != NULL;
+}
+
+/* For agreements that are not vbt_comm.c's own (intercommunicators, vbt_comm_inter.c): begin
+ * copies this process's free slots into bits and keeps them out of nonblocking agreements until
+ * end (they nest). */
+void vbt_comm_agreement_begin(uint64_t *bits);
+void vbt_comm_agreement_end(void);
+/* The new communicator of group (its reference taken over on success) on slot, where this
+ * process is rank; parent's error handler. */
+vbt_status_t vbt_comm_new_on_slot(vbt_comm_t *parent, vbt_group_t *group, int rank, uint32_t slot,
+                                  vbt_comm_t **comm_p);
 
 #endif

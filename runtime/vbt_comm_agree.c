@@ -51,7 +51,7 @@ static vbt_status_t recv_from(const vbt_agree_t *a, int member, int phase, void 
     return status == VBT_OK ? wait_release(req, 1, bytes) : status;
 }
 
-static vbt_status_t bcast(const vbt_agree_t *a, void *buf, size_t bytes)
+vbt_status_t vbt_agree_bcast(const vbt_agree_t *a, void *buf, size_t bytes)
 {
     int mask = 1;
     vbt_status_t status;
@@ -98,7 +98,7 @@ vbt_status_t vbt_agree_and(const vbt_agree_t *a, uint64_t *bits, size_t nwords)
         }
     }
     free(tmp);
-    return status == VBT_OK ? bcast(a, bits, bytes) : status;
+    return status == VBT_OK ? vbt_agree_bcast(a, bits, bytes) : status;
 }
 
 vbt_status_t vbt_agree_allgather(const vbt_agree_t *a, const void *mine, size_t bytes, void *all)
@@ -125,7 +125,7 @@ vbt_status_t vbt_agree_allgather(const vbt_agree_t *a, const void *mine, size_t 
                 break;
         }
     }
-    return status == VBT_OK ? bcast(a, all, (size_t)a->n * bytes) : status;
+    return status == VBT_OK ? vbt_agree_bcast(a, all, (size_t)a->n * bytes) : status;
 }
 
 /* Wait for n requests and release them; the first failure wins. */

@@ -28,6 +28,8 @@ typedef struct {
 
 /* bits[0..nwords) becomes the AND of every member's bits. */
 vbt_status_t vbt_agree_and(const vbt_agree_t *a, uint64_t *bits, size_t nwords);
+/* buf[0..bytes) becomes member 0's. */
+vbt_status_t vbt_agree_bcast(const vbt_agree_t *a, void *buf, size_t bytes);
 /* all[i * bytes ..] becomes member i's mine (all holds n * bytes). */
 vbt_status_t vbt_agree_allgather(const vbt_agree_t *a, const void *mine, size_t bytes, void *all);
 /* Every member sends sendbytes[i] bytes at sendbufs[i] to member i; recvbufs[i] (malloc'ed, the

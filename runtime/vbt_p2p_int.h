@@ -149,7 +149,7 @@ static inline void vbt_p2p_copy_clipped(vbt_request_t *req, size_t offset, const
 static inline int vbt_p2p_src_is_sender(const vbt_comm_t *comm, const vbt_p2p_hdr_t *hdr,
                                         int src_world)
 {
-    return comm->world_ranks == NULL || ((uint32_t)hdr->src < (uint32_t)comm->size &&
+    return comm->world_ranks == NULL || ((uint32_t)hdr->src < (uint32_t)comm->remote_size &&
                                          vbt_comm_world_rank(comm, hdr->src) == src_world);
 }
 

@@ -11,6 +11,7 @@ int PMPI_Barrier(MPI_Comm comm)
 
     VBT_API_ENTER("MPI_Barrier");
     VBT_API_COMM(c, comm, "MPI_Barrier");
+    VBT_API_INTER(c, "MPI_Barrier", NULL, VBT_COLL_BARRIER, MPI_OP_NULL, .root = 0);
     st = vbt_coll_barrier(c);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, "MPI_Barrier", st);

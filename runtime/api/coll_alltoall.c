@@ -21,6 +21,9 @@ static int alltoall_any(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_ALLTOALL, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = recvtype);
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
     if (nb != NULL)
@@ -96,6 +99,9 @@ static int alltoallv_any(const void *sendbuf, const int sendcounts[], const int 
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_ALLTOALLV, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scounts = sendcounts, .sdispls = sdispls, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcounts = recvcounts, .rdispls = rdispls, .rdt = recvtype);
     if (unlikely(recvbuf == MPI_IN_PLACE))
         return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
     VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, recvcounts, "recvcounts", rdispls,
@@ -162,6 +168,9 @@ static int alltoallw_any(const void *sendbuf, const int sendcounts[], const int 
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_ALLTOALLW, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scounts = sendcounts, .sdispls = sdispls, .sdts = sendtypes, .rbuf = recvbuf,
+                  .rcounts = recvcounts, .rdispls = rdispls, .rdts = recvtypes);
     if (unlikely(recvbuf == MPI_IN_PLACE))
         return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
     if (unlikely(recvtypes == NULL))

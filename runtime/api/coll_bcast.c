@@ -13,6 +13,8 @@ static int bcast_any(void *buffer, int count, MPI_Datatype datatype, int root, M
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_BCAST, MPI_OP_NULL, .rbuf = buffer, .rcount = (size_t)count,
+                  .rdt = datatype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (unlikely(buffer == MPI_IN_PLACE))
         return vbt_api_coll_bad_in_place(c, call, "buffer", "which MPI_Bcast does not allow");

@@ -50,6 +50,9 @@ static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_GATHER, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = recvtype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (c->rank == root) {
         if (unlikely(recvbuf == MPI_IN_PLACE))
@@ -110,6 +113,9 @@ static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_GATHERV, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (c->rank == root)
         VBT_API_CHECK(check_recv_v(c, call, recvbuf, recvcounts, displs, recvtype));
@@ -170,6 +176,9 @@ static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendty
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_ALLGATHER, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = recvtype);
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
                                             recvcount, recvtype));
     if (nb != NULL)
@@ -219,6 +228,9 @@ static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_ALLGATHERV, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcounts = recvcounts, .rdispls = displs, .rdt = recvtype);
     VBT_API_CHECK(check_recv_v(c, call, recvbuf, recvcounts, displs, recvtype));
     VBT_API_CHECK(check_send(c, call, sendbuf, sendcount, sendtype, recvbuf, 1, NULL));
     if (nb != NULL)

@@ -91,6 +91,7 @@ static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, vbt_co
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTRA(c, call, "comm");
     VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(vbt_api_coll_check_blocks(c, call, sendbuf, sendcount, sendtype, recvbuf,
@@ -147,6 +148,7 @@ static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datat
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTRA(c, call, "comm");
     VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
@@ -238,6 +240,7 @@ static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], c
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTRA(c, call, "comm");
     VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
@@ -320,6 +323,7 @@ static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[],
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTRA(c, call, "comm");
     VBT_API_CHECK(check_topo(c, call, &indegree, &outdegree));
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(check_w_arrays(c, call, indegree, rdispls, "rdispls", recvtypes, "recvtypes"));

@@ -59,6 +59,10 @@ static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    if (unlikely(vbt_comm_is_inter(c) && kind != VBT_COLL_ALLREDUCE))
+        return vbt_api_not_inter(c, call, "comm"); /* scans: not defined there */
+    VBT_API_INTER(c, call, nb, kind, op, .sbuf = sendbuf, .rbuf = recvbuf, .rcount = (size_t)count,
+                  .rdt = datatype);
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
     if (nb != NULL)
         return vbt_api_coll_post(c, nb, kind,
@@ -82,6 +86,8 @@ static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE, op, .sbuf = sendbuf, .rbuf = recvbuf,
+                  .rcount = (size_t)count, .rdt = datatype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (c->rank == root) {
         VBT_API_CHECK(check_reduce_args(c, call, sendbuf, count, recvbuf, count, datatype, op, &o));
@@ -165,6 +171,8 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recv
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE_SCATTER, op, .sbuf = sendbuf, .rbuf = recvbuf,
+                  .rcounts = recvcounts, .rdt = datatype);
     VBT_API_CHECK(
         vbt_api_coll_check_counts(c, call, "recvcounts", recvcounts, NULL, NULL, c->size));
     for (int i = 0; i < c->size; i++)
@@ -218,6 +226,8 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recv
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE_SCATTER_BLOCK, op, .sbuf = sendbuf, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = datatype);
     if (unlikely(recvcount < 0))
         return vbt_error_raise(c, call, MPI_ERR_COUNT,
                                "argument recvcount is %d; it must be 0 or more", recvcount);

@@ -31,6 +31,9 @@ static int scatter_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_SCATTER, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scount = (size_t)sendcount, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = recvtype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (c->rank == root) {
         if (unlikely(sendbuf == MPI_IN_PLACE))
@@ -91,6 +94,9 @@ static int scatterv_any(const void *sendbuf, const int sendcounts[], const int d
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTER(c, call, nb, VBT_COLL_SCATTERV, MPI_OP_NULL, .sbuf = sendbuf,
+                  .scounts = sendcounts, .sdispls = displs, .sdt = sendtype, .rbuf = recvbuf,
+                  .rcount = (size_t)recvcount, .rdt = recvtype, .root = root);
     VBT_API_CHECK(vbt_api_coll_check_root(c, call, root));
     if (c->rank == root) {
         int any = 0;

@@ -4,6 +4,7 @@
 #include "vbt_api_p2p.h"
 #include "vbt_api_info.h"
 #include "vbt_attr.h"
+#include "vbt_comm_inter.h"
 #include "vbt_topo.h"
 
 #include <stdint.h>
@@ -18,7 +19,6 @@ VBT_PMPI_ALIAS(Comm_free)
 VBT_PMPI_ALIAS(Comm_compare)
 VBT_PMPI_ALIAS(Comm_set_name)
 VBT_PMPI_ALIAS(Comm_get_name)
-VBT_PMPI_ALIAS(Comm_test_inter)
 
 int vbt_api_comm_dup_extras(vbt_comm_t *old, vbt_comm_t *c, const char *call)
 {
@@ -53,7 +53,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     VBT_API_ENTER("MPI_Comm_dup");
     VBT_API_COMM(c, comm, "MPI_Comm_dup");
     VBT_API_PTR(c, "MPI_Comm_dup", newcomm, "newcomm");
-    status = vbt_comm_create(c, c->group, &nc);
+    if (vbt_comm_is_inter(c))
+        status = vbt_comm_inter_dup(c, &nc);
+    else
+        status = vbt_comm_create(c, c->group, &nc);
     if (status != VBT_OK)
         return vbt_api_comm_failed(c, "MPI_Comm_dup", status);
     rc = vbt_api_comm_dup_extras(c, nc, "MPI_Comm_dup");
@@ -68,7 +71,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 static int split_common(const char *call, vbt_comm_t *c, int color, int key, MPI_Comm *newcomm)
 {
     vbt_comm_t *nc = NULL;
-    vbt_status_t status = vbt_comm_split(c, color, key, &nc);
+    vbt_status_t status = vbt_comm_is_inter(c) ? vbt_comm_inter_split(c, color, key, &nc)
+                                               : vbt_comm_split(c, color, key, &nc);
 
     if (status != VBT_OK)
         return vbt_api_comm_failed(c, call, status);
@@ -127,8 +131,8 @@ static int check_subgroup(const char *call, vbt_comm_t *c, vbt_group_t *g)
     if (!vbt_group_is_subset(g, c->group))
         return vbt_error_raise(c, call, MPI_ERR_GROUP,
                                "argument group has processes that are not in %s; it must be a "
-                               "subgroup of the communicator's group",
-                               c->name);
+                               "subgroup of the communicator's %sgroup",
+                               c->name, vbt_comm_is_inter(c) ? "local " : "");
     return MPI_SUCCESS;
 }
 
@@ -142,7 +146,12 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     VBT_API_GROUP(g, group, "MPI_Comm_create", "group");
     VBT_API_PTR(c, "MPI_Comm_create", newcomm, "newcomm");
     VBT_API_CHECK(check_subgroup("MPI_Comm_create", c, g));
-    status = vbt_comm_create(c, g, &nc);
+    /* On an intercommunicator: group is a subgroup of the local group, and the new
+     * intercommunicator faces the other side's group (MPI-4.1 Sec. 7.4.2). */
+    if (vbt_comm_is_inter(c))
+        status = vbt_comm_inter_create(c, g, &nc);
+    else
+        status = vbt_comm_create(c, g, &nc);
     if (status != VBT_OK)
         return vbt_api_comm_failed(c, "MPI_Comm_create", status);
     *newcomm = vbt_api_comm_handle(nc);
@@ -156,6 +165,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 
     VBT_API_ENTER("MPI_Comm_create_group");
     VBT_API_COMM(c, comm, "MPI_Comm_create_group");
+    VBT_API_INTRA(c, "MPI_Comm_create_group", "comm");
     VBT_API_GROUP(g, group, "MPI_Comm_create_group", "group");
     VBT_API_PTR(c, "MPI_Comm_create_group", newcomm, "newcomm");
     VBT_API_CHECK(vbt_api_check_tag(c, "MPI_Comm_create_group", tag, 0));
@@ -227,14 +237,5 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     VBT_API_PTR(c, "MPI_Comm_get_name", resultlen, "resultlen");
     strcpy(comm_name, c->named ? c->name : "");
     *resultlen = (int)strlen(comm_name);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    VBT_API_ENTER("MPI_Comm_test_inter");
-    VBT_API_COMM(c, comm, "MPI_Comm_test_inter");
-    VBT_API_PTR(c, "MPI_Comm_test_inter", flag, "flag");
-    *flag = 0; /* intercommunicators do not exist yet */
     return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
  * MPI_Comm_get_info, which returns the hints in use, does not return it. */
 #include "vbt_api_comm.h"
 #include "vbt_api_info.h"
+#include "vbt_comm_inter.h"
 #include "vbt_attr.h"
 
 #include <string.h>
@@ -86,7 +87,10 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     VBT_API_COMM(c, comm, "MPI_Comm_dup_with_info");
     VBT_API_CHECK(vbt_api_check_info(c, "MPI_Comm_dup_with_info", "info", info, &i));
     VBT_API_PTR(c, "MPI_Comm_dup_with_info", newcomm, "newcomm");
-    status = vbt_comm_create(c, c->group, &nc);
+    if (vbt_comm_is_inter(c))
+        status = vbt_comm_inter_dup(c, &nc);
+    else
+        status = vbt_comm_create(c, c->group, &nc);
     if (status != VBT_OK)
         return vbt_api_comm_failed(c, "MPI_Comm_dup_with_info", status);
     rc = vbt_api_comm_dup_extras(c, nc, "MPI_Comm_dup_with_info");

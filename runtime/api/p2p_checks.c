@@ -39,9 +39,13 @@ int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int cou
 int vbt_api_bad_rank(vbt_comm_t *c, const char *call, const char *arg, int rank, int any_ok)
 {
     return vbt_error_raise(c, call, MPI_ERR_RANK,
-                           "argument %s is %d, but %s has %d ranks: use 0..%d or MPI_PROC_NULL%s",
-                           arg, rank, c->name, c->size, c->size - 1,
-                           any_ok ? " or MPI_ANY_SOURCE" : "");
+                           "argument %s is %d, but %s has %d ranks%s: use 0..%d or "
+                           "MPI_PROC_NULL%s",
+                           arg, rank, c->name, c->remote_size,
+                           vbt_comm_is_inter(c) ? " in its remote group (an intercommunicator's "
+                                                  "ranks name the remote group)"
+                                                : "",
+                           c->remote_size - 1, any_ok ? " or MPI_ANY_SOURCE" : "");
 }
 
 int vbt_api_bad_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)

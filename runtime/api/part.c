@@ -42,7 +42,7 @@ static int part_init(const char *call, void *buf, int partitions, MPI_Count coun
                                "argument count is %lld: a partition of more than 1 TiB",
                                (long long)count);
     /* Pairs are matched by (communicator, rank, tag): no wildcards. */
-    if (!((peer >= 0 && peer < c->size) || peer == MPI_PROC_NULL))
+    if (!((peer >= 0 && peer < c->remote_size) || peer == MPI_PROC_NULL))
         return vbt_api_bad_rank(c, call, is_send ? "dest" : "source", peer, 0);
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
     if (info != MPI_INFO_NULL && vbt_info_get(info) == NULL)

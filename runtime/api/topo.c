@@ -88,6 +88,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 
     VBT_API_ENTER("MPI_Cart_create");
     VBT_API_COMM(c, comm_old, "MPI_Cart_create");
+    VBT_API_INTRA(c, "MPI_Cart_create", "comm_old");
     VBT_API_PTR(c, "MPI_Cart_create", comm_cart, "comm_cart");
     (void)reorder;
     if (ndims < 0)
@@ -299,6 +300,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 
     VBT_API_ENTER("MPI_Graph_create");
     VBT_API_COMM(c, comm_old, "MPI_Graph_create");
+    VBT_API_INTRA(c, "MPI_Graph_create", "comm_old");
     VBT_API_PTR(c, "MPI_Graph_create", comm_graph, "comm_graph");
     (void)reorder;
     if (nnodes < 0 || nnodes > c->size)
@@ -431,6 +433,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 
     VBT_API_ENTER("MPI_Dist_graph_create_adjacent");
     VBT_API_COMM(c, comm_old, "MPI_Dist_graph_create_adjacent");
+    VBT_API_INTRA(c, "MPI_Dist_graph_create_adjacent", "comm_old");
     VBT_API_PTR(c, "MPI_Dist_graph_create_adjacent", comm_dist_graph, "comm_dist_graph");
     /* Checked, then ignored: no info key changes the graph we build. */
     VBT_API_CHECK(vbt_api_check_info(c, "MPI_Dist_graph_create_adjacent", "info", info, &ignored));
@@ -565,6 +568,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 
     VBT_API_ENTER("MPI_Dist_graph_create");
     VBT_API_COMM(c, comm_old, "MPI_Dist_graph_create");
+    VBT_API_INTRA(c, "MPI_Dist_graph_create", "comm_old");
     VBT_API_PTR(c, "MPI_Dist_graph_create", comm_dist_graph, "comm_dist_graph");
     /* Checked, then ignored: no info key changes the graph we build. */
     VBT_API_CHECK(vbt_api_check_info(c, "MPI_Dist_graph_create", "info", info, &ignored));

@@ -35,6 +35,16 @@
     if (unlikely(_var == NULL))                                                                    \
         return vbt_api_bad_comm(_call, _handle);
 
+/* Raise MPI_ERR_COMM from call: argument arg is an intercommunicator, which call does not take
+ * (comm_inter.c). */
+int vbt_api_not_inter(vbt_comm_t *c, const char *call, const char *arg)
+    __attribute__((noinline, cold));
+#define VBT_API_INTRA(_c, _call, _arg)                                                             \
+    do {                                                                                           \
+        if (unlikely(vbt_comm_is_inter(_c)))                                                       \
+            return vbt_api_not_inter((_c), (_call), (_arg));                                       \
+    } while (0)
+
 /* The message of an invalid communicator: MPI_COMM_NULL, or the handle's value. */
 int vbt_api_bad_comm(const char *call, MPI_Comm handle) __attribute__((noinline, cold));
 

@@ -53,6 +53,18 @@ typedef struct {
 int vbt_api_coll_post(vbt_comm_t *c, const vbt_api_nb_t *nb, vbt_coll_kind_t kind,
                       const vbt_coll_args_t *a);
 
+/* A collective on intercommunicator c (coll_inter.c): check args as MPI-4.1 Sec. 6.2.2 wants
+ * them there (op: the handle, for the reductions; args->op is ignored), then run it (nb NULL:
+ * blocking) or post it. Scans and neighbourhood collectives are refused. */
+int vbt_api_coll_inter(vbt_comm_t *c, const char *call, const vbt_api_nb_t *nb,
+                       vbt_coll_kind_t kind, const vbt_coll_args_t *args, MPI_Op op);
+#define VBT_API_INTER(_c, _call, _nb, _kind, _op, ...)                                             \
+    do {                                                                                           \
+        if (unlikely(vbt_comm_is_inter(_c)))                                                       \
+            return vbt_api_coll_inter((_c), (_call), (_nb), (_kind),                               \
+                                      &(vbt_coll_args_t){__VA_ARGS__}, (_op));                     \
+    } while (0)
+
 /* buf/count/datatype of a collective: a valid, committed datatype, count >= 0, buf set when
  * count > 0 (unless the type's data lies at absolute addresses, for MPI_BOTTOM). MPI_IN_PLACE
  * is not a buffer: callers resolve it first. */

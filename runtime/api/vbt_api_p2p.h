@@ -82,7 +82,7 @@ static inline int vbt_api_check_buffer(vbt_comm_t *c, const char *call, const vo
 static inline int vbt_api_check_rank(vbt_comm_t *c, const char *call, const char *arg, int rank,
                                      int any_ok)
 {
-    if (likely((rank >= 0 && rank < c->size) || rank == MPI_PROC_NULL ||
+    if (likely((rank >= 0 && rank < c->remote_size) || rank == MPI_PROC_NULL ||
                (any_ok && rank == MPI_ANY_SOURCE)))
         return MPI_SUCCESS;
     return vbt_api_bad_rank(c, call, arg, rank, any_ok);

@@ -110,6 +110,7 @@ static int create(const char *call, int flavor, void *base, MPI_Aint size, MPI_A
 
     VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
+    VBT_API_INTRA(c, call, "comm");
     VBT_API_PTR(c, call, win, "win");
     if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED)
         VBT_API_PTR(c, call, baseptr, "baseptr");
