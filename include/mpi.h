@@ -644,6 +644,28 @@ VBT_MPI_DECL(int, Abi_get_fortran_booleans,
 VBT_MPI_DECL(int, Abi_set_fortran_booleans,
              (int logical_size, void *logical_true, void *logical_false));
 
+/* Group "sessions" (Sec. 11.3): the Sessions model, with or without MPI_Init; process sets,
+ * their groups, communicators from groups, session error handlers. (MPI_Session_c2f/f2c are
+ * not in the C ABI, Sec. 21.4; MPI_Session_toint/fromint would replace them.) */
+VBT_MPI_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session));
+VBT_MPI_DECL(int, Session_finalize, (MPI_Session *session));
+VBT_MPI_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names));
+VBT_MPI_DECL(int, Session_get_nth_pset,
+             (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name));
+VBT_MPI_DECL(int, Session_get_info, (MPI_Session session, MPI_Info *info_used));
+VBT_MPI_DECL(int, Session_get_pset_info,
+             (MPI_Session session, const char *pset_name, MPI_Info *info));
+VBT_MPI_DECL(int, Group_from_session_pset,
+             (MPI_Session session, const char *pset_name, MPI_Group *newgroup));
+VBT_MPI_DECL(int, Comm_create_from_group,
+             (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+              MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Session_create_errhandler,
+             (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler));
+VBT_MPI_DECL(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler));
+VBT_MPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode));
+
 /* Group "point-to-point": sends, receives, completion, probes, status queries. */
 VBT_MPI_DECL(int, Send,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));

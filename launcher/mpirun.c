@@ -274,6 +274,9 @@ static void vbt_job_on_pmix_event(void *arg, const vbt_pmix_event_t *ev)
     case VBT_PMIX_EV_CONNECTED:
         vbt_debug("rank %d connected to PMIx", ev->rank);
         rank->connected = 1;
+        /* Connecting again after PMIx_Finalize (a session begun after MPI_Finalize tore the
+         * library down): it must finalize again before it exits. */
+        rank->finalized = 0;
         break;
     case VBT_PMIX_EV_FINALIZED:
         vbt_debug("rank %d finalized PMIx", ev->rank);

@@ -148,6 +148,16 @@ vbt_status_t vbt_comm_init_predefined(int world_rank, int world_size)
     return VBT_OK;
 }
 
+void vbt_comm_world_model(int on)
+{
+    uint32_t magic = on ? VBT_COMM_MAGIC : 0;
+
+    if (!comms.ready)
+        return;
+    vbt_comm_world.magic = magic;
+    vbt_comm_self.magic = magic;
+}
+
 static void destroy(vbt_comm_t *comm)
 {
     uint32_t slot = comm->context_id / 2;
@@ -403,6 +413,52 @@ vbt_status_t vbt_comm_create_group(vbt_comm_t *parent, vbt_group_t *group, int t
     if (status != VBT_OK)
         vbt_group_release(group);
     return status;
+}
+
+/* Agreement tags: 0 MPI_Comm_create/dup, 1 split, 2 + (tag & 0x7fff) MPI_Comm_create_group,
+ * then the string tags of MPI_Comm_create_from_group up to VBT_AGREE_TAG_MASK. */
+enum { STRINGTAG_FIRST = 2 + 0x8000 };
+
+int vbt_comm_stringtag_tag(const char *stringtag)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+
+    for (const unsigned char *p = (const unsigned char *)stringtag; *p != '\0'; p++)
+        h = (h ^ *p) * 16777619u;
+    return STRINGTAG_FIRST + (int)(h % (uint32_t)(VBT_AGREE_TAG_MASK + 1 - STRINGTAG_FIRST));
+}
+
+vbt_status_t vbt_comm_create_from_group(vbt_group_t *group, const char *stringtag,
+                                        MPI_Errhandler errhandler, vbt_comm_t **comm_p)
+{
+    /* Rank r of the internal world communicator is world rank r: the group's ranks are the
+     * members' ranks there. */
+    int rank = vbt_group_rank_of(group, vbt_comm_world.rank);
+    vbt_agree_t a = {.parent = &vbt_comm_world,
+                     .n = group->size,
+                     .me = rank,
+                     .ranks = group->ranks,
+                     .tag = vbt_comm_stringtag_tag(stringtag)};
+    uint32_t slot;
+    vbt_status_t status;
+
+    if (rank == MPI_UNDEFINED) {
+        vbt_error("this process (world rank %d) is not a member of the group", vbt_comm_world.rank);
+        return VBT_ERR_INVALID_PARAM;
+    }
+    status = agree_slot(&a, &slot);
+    if (status != VBT_OK)
+        return status;
+    vbt_group_retain(group);
+    status = comm_new(&vbt_comm_world, group, rank, slot, comm_p);
+    if (status != VBT_OK) {
+        vbt_group_release(group);
+        return status;
+    }
+    vbt_errhandler_retain(errhandler);
+    vbt_errhandler_release((*comm_p)->errhandler);
+    (*comm_p)->errhandler = errhandler;
+    return VBT_OK;
 }
 
 typedef struct {

@@ -68,6 +68,9 @@ extern vbt_comm_t vbt_comm_slab[VBT_COMM_MAX];
 extern vbt_comm_t *vbt_comm_table[VBT_COMM_MAX];
 
 vbt_status_t vbt_comm_init_predefined(int world_rank, int world_size);
+/* Make the handles MPI_COMM_WORLD and MPI_COMM_SELF valid (on: between MPI_Init and
+ * MPI_Finalize) or not (sessions only). The objects stay either way: the library uses them. */
+void vbt_comm_world_model(int on);
 /* Destroy every communicator still there (MPI_Finalize). */
 void vbt_comm_cleanup_predefined(void);
 
@@ -76,10 +79,11 @@ static inline vbt_comm_t *vbt_comm_get(MPI_Comm handle)
 {
     vbt_comm_t *c = (vbt_comm_t *)handle;
 
+    /* Valid in the World model only (vbt_comm_world_model()): their magic is 0 otherwise. */
     if (handle == MPI_COMM_WORLD)
-        return &vbt_comm_world;
+        return likely(vbt_comm_world.magic == VBT_COMM_MAGIC) ? &vbt_comm_world : NULL;
     if (handle == MPI_COMM_SELF)
-        return &vbt_comm_self;
+        return likely(vbt_comm_self.magic == VBT_COMM_MAGIC) ? &vbt_comm_self : NULL;
     /* One unsigned compare also refuses 0..4095 and addresses below the slab. */
     uintptr_t off = (uintptr_t)handle - (uintptr_t)vbt_comm_slab;
     if (unlikely(off >= sizeof(vbt_comm_slab) || off % sizeof(vbt_comm_t) != 0 ||
@@ -117,6 +121,18 @@ void vbt_comm_release(vbt_comm_t *comm);
 vbt_status_t vbt_comm_create(vbt_comm_t *parent, vbt_group_t *group, vbt_comm_t **comm_p);
 vbt_status_t vbt_comm_create_group(vbt_comm_t *parent, vbt_group_t *group, int tag,
                                    vbt_comm_t **comm_p);
+/* MPI_Comm_create_from_group (MPI-4.1 Sec. 7.4.2), collective over group's members, which this
+ * process is one of, without a parent communicator: the members agree on a context over the
+ * library's internal world communicator (every process has one, with or without MPI_Init),
+ * under an agreement tag derived from stringtag (vbt_comm_stringtag_tag), so calls with
+ * different tags stay apart. The new communicator gets errhandler (retained), no name, no
+ * hints (the API layer applies them). MPI_Intercomm_create_from_groups builds on the same
+ * agreement. */
+vbt_status_t vbt_comm_create_from_group(vbt_group_t *group, const char *stringtag,
+                                        MPI_Errhandler errhandler, vbt_comm_t **comm_p);
+/* The agreement tag (vbt_comm_agree.h) of a string tag: a hash into a range no other
+ * communicator constructor uses. */
+int vbt_comm_stringtag_tag(const char *stringtag);
 vbt_status_t vbt_comm_split(vbt_comm_t *parent, int color, int key, vbt_comm_t **comm_p);
 /* MPI_Comm_free after the attributes were deleted: the handle becomes invalid at once, the
  * object and its context id go when no request uses it any more. */

@@ -35,6 +35,7 @@ vbt_status_t vbt_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhand
     e->kind = VBT_ERRH_COMM;
     e->fn = fn;
     e->win_fn = NULL;
+    e->session_fn = NULL;
     e->next = live;
     live = e;
     *h_p = (MPI_Errhandler)e;
@@ -50,6 +51,28 @@ vbt_status_t vbt_errhandler_create_win(MPI_Win_errhandler_function *fn, MPI_Errh
     ((vbt_errhandler_t *)*h_p)->kind = VBT_ERRH_WIN;
     ((vbt_errhandler_t *)*h_p)->win_fn = fn;
     return VBT_OK;
+}
+
+vbt_status_t vbt_errhandler_create_session(MPI_Session_errhandler_function *fn, MPI_Errhandler *h_p)
+{
+    vbt_status_t st = vbt_errhandler_create(NULL, h_p);
+
+    if (st != VBT_OK)
+        return st;
+    ((vbt_errhandler_t *)*h_p)->kind = VBT_ERRH_SESSION;
+    ((vbt_errhandler_t *)*h_p)->session_fn = fn;
+    return VBT_OK;
+}
+
+const char *vbt_errhandler_maker(MPI_Errhandler h)
+{
+    const vbt_errhandler_t *e = vbt_errhandler_get(h);
+
+    if (e == NULL)
+        return "the library (predefined)";
+    return e->kind == VBT_ERRH_WIN       ? "MPI_Win_create_errhandler"
+           : e->kind == VBT_ERRH_SESSION ? "MPI_Session_create_errhandler"
+                                         : "MPI_Comm_create_errhandler";
 }
 
 int vbt_errhandler_fits(MPI_Errhandler h, int kind)

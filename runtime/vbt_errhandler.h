@@ -8,8 +8,9 @@
 
 #include "vbt_status.h"
 
-/* What a user handler was made for: MPI_Comm_create_errhandler or MPI_Win_create_errhandler. */
-enum { VBT_ERRH_COMM = 0, VBT_ERRH_WIN = 1 };
+/* What a user handler was made for: MPI_Comm_create_errhandler, MPI_Win_create_errhandler or
+ * MPI_Session_create_errhandler. */
+enum { VBT_ERRH_COMM = 0, VBT_ERRH_WIN = 1, VBT_ERRH_SESSION = 2 };
 
 typedef struct vbt_errhandler {
     uint32_t magic;
@@ -17,6 +18,7 @@ typedef struct vbt_errhandler {
     int kind;
     MPI_Comm_errhandler_function *fn;
     MPI_Win_errhandler_function *win_fn;
+    MPI_Session_errhandler_function *session_fn;
     struct vbt_errhandler *next; /* the registry of live handlers */
 } vbt_errhandler_t;
 
@@ -34,6 +36,10 @@ int vbt_errhandler_valid(MPI_Errhandler h);
 
 vbt_status_t vbt_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *h_p);
 vbt_status_t vbt_errhandler_create_win(MPI_Win_errhandler_function *fn, MPI_Errhandler *h_p);
+vbt_status_t vbt_errhandler_create_session(MPI_Session_errhandler_function *fn,
+                                           MPI_Errhandler *h_p);
+/* "MPI_Comm_create_errhandler" (or _Win_, _Session_): what made the user handler h. */
+const char *vbt_errhandler_maker(MPI_Errhandler h);
 
 /* May h be set on an object of kind (VBT_ERRH_*)? Predefined handlers go on anything. */
 int vbt_errhandler_fits(MPI_Errhandler h, int kind);

@@ -221,7 +221,7 @@ static void report_on(const char *call, const char *object, int errclass, const 
     if (object != NULL)
         snprintf(where, sizeof(where), " on %s", object);
     /* A single write, so a message from many failing ranks stays one line each. */
-    if (vbt_rt.state == VBT_RT_INITIALIZED)
+    if (vbt_rt.users > 0)
         fprintf(stderr, "Verbatim: rank %d: %s%s failed: %s (%s)\n", vbt_rt.proc.rank, call, where,
                 detail, name ? name : "user-defined error class");
     else
@@ -259,6 +259,31 @@ int vbt_error_invoke_win(MPI_Errhandler handler, MPI_Win win, const char *name, 
                                  : "MPI error handler MPI_ERRORS_ARE_FATAL");
 }
 
+int vbt_error_invoke_session(MPI_Errhandler handler, MPI_Session session, const char *call,
+                             int errclass, const char *detail)
+{
+    if (handler == MPI_ERRORS_RETURN) {
+        vbt_debug("%s returns %s: %s", call, vbt_errclass_name(vbt_error_class_of(errclass)),
+                  detail);
+        return errclass;
+    }
+    if (!vbt_errhandler_is_predefined(handler)) {
+        vbt_errhandler_t *e = (vbt_errhandler_t *)handler;
+        MPI_Session h = session; /* a copy: the handler may write to it */
+        int code = errclass;
+
+        vbt_debug("%s calls the user error handler with %d: %s", call, errclass, detail);
+        if (e->kind == VBT_ERRH_SESSION)
+            e->session_fn(&h, &code);
+        return errclass;
+    }
+    report_on(call, "a session", errclass, detail);
+    fflush(stdout);
+    vbt_pmix_abort(errclass, handler == MPI_ERRORS_ABORT
+                                 ? "MPI error handler MPI_ERRORS_ABORT"
+                                 : "MPI error handler MPI_ERRORS_ARE_FATAL");
+}
+
 int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const char *detail)
 {
     MPI_Errhandler handler;
@@ -266,8 +291,8 @@ int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const cha
 
     if (comm == NULL && vbt_rt.state == VBT_RT_INITIALIZED)
         comm = &vbt_comm_world;
-    handler = (comm != NULL && vbt_rt.state == VBT_RT_INITIALIZED) ? comm->errhandler
-                                                                   : MPI_ERRORS_ARE_FATAL;
+    /* Communicators of sessions work without MPI_Init. */
+    handler = (comm != NULL && vbt_rt.users > 0) ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (handler == MPI_ERRORS_RETURN) {
         vbt_debug("%s returns %s: %s", call, vbt_errclass_name(vbt_error_class_of(errclass)),
                   detail);
@@ -287,7 +312,7 @@ int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const cha
     }
     report(call, comm, errclass, detail);
     fflush(stdout);
-    if (vbt_rt.state == VBT_RT_INITIALIZED)
+    if (vbt_rt.users > 0)
         vbt_pmix_abort(errclass, handler == MPI_ERRORS_ABORT
                                      ? "MPI error handler MPI_ERRORS_ABORT"
                                      : "MPI error handler MPI_ERRORS_ARE_FATAL");
@@ -309,9 +334,11 @@ int vbt_error_not_initialized(const char *call)
 {
     if (vbt_rt.state == VBT_RT_FINALIZED)
         return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
-                               "called after MPI_Finalize; only MPI_Finalized, MPI_Initialized, "
-                               "MPI_Get_version, MPI_Get_library_version, MPI_Error_string and "
-                               "MPI_Error_class may be");
+                               "called after MPI_Finalize with no session open; only "
+                               "MPI_Finalized, MPI_Initialized, MPI_Get_version, "
+                               "MPI_Get_library_version, MPI_Error_string, MPI_Error_class, the "
+                               "MPI_Info calls and MPI_Session_init may be");
     return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
-                           "called before MPI_Init; call MPI_Init or MPI_Init_thread first");
+                           "called before MPI_Init; call MPI_Init, MPI_Init_thread or "
+                           "MPI_Session_init first");
 }

@@ -27,6 +27,10 @@ int vbt_error_invoke(vbt_comm_t *comm, const char *call, int errclass, const cha
 int vbt_error_invoke_win(MPI_Errhandler handler, MPI_Win win, const char *name, const char *call,
                          int errclass, const char *detail) __attribute__((noinline, cold));
 
+/* The same for an error on a session (its handler, handle passed to a user handler). */
+int vbt_error_invoke_session(MPI_Errhandler handler, MPI_Session session, const char *call,
+                             int errclass, const char *detail) __attribute__((noinline, cold));
+
 /* Codes and classes of MPI_Add_error_class/code are numbered from here (above MPI_ERR_LASTCODE,
  * the last predefined one). */
 #define VBT_ERR_FIRST_USER (MPI_ERR_LASTCODE + 1)

@@ -42,7 +42,7 @@ vbt_status_t vbt_info_create(vbt_info_t **info_p)
     if (info == NULL)
         return VBT_ERR_NO_MEMORY;
     info->magic = VBT_INFO_MAGIC;
-    info->session = vbt_rt.state == VBT_RT_INITIALIZED;
+    info->session = vbt_rt.users > 0;
     info->tail_p = &info->head;
     info->next = live;
     if (live != NULL)

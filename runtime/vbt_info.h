@@ -24,7 +24,7 @@ typedef struct vbt_info_entry {
 typedef struct vbt_info {
     uint32_t magic;
     int predefined; /* MPI_INFO_ENV: read-only for the user, never freed */
-    int session;    /* made while MPI was initialised: freed by MPI_Finalize if leaked */
+    int session;    /* made while the library was up: freed at its teardown if leaked */
     int nkeys;
     vbt_info_entry_t *head;       /* in insertion order */
     vbt_info_entry_t **tail_p;    /* where the next new key goes */

@@ -162,6 +162,31 @@ static vbt_status_t init_singleton(vbt_proc_info_t *info)
     return VBT_OK;
 }
 
+/* The library set up again after a teardown (a session after MPI_Finalize): what the job
+ * looks like has not changed, and PMIx 4 does not hand a client that connects a second time
+ * the job information again, so only the connection is made anew. */
+static vbt_status_t reconnect(const vbt_proc_info_t *info)
+{
+    pmix_status_t rc;
+
+    if (info->singleton)
+        return VBT_OK;
+    rc = PMIx_Init(&my_proc, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        vbt_error("cannot connect again to the PMIx server of the launcher (PMIx_Init: %s)",
+                  PMIx_Error_string(rc));
+        return VBT_ERR_PMIX;
+    }
+    pmix_up = 1;
+    if ((int)my_proc.rank != info->rank) {
+        vbt_error("PMIx gave rank %u on connecting again, %d before", (unsigned)my_proc.rank,
+                  info->rank);
+        return VBT_ERR_PMIX;
+    }
+    vbt_debug("PMIx: connected again as rank %d of %d", info->rank, info->size);
+    return VBT_OK;
+}
+
 vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
 {
     pmix_proc_t wildcard;
@@ -169,6 +194,8 @@ vbt_status_t vbt_pmix_init(vbt_proc_info_t *info)
     pmix_status_t rc;
     vbt_status_t status;
 
+    if (info->size > 0)
+        return reconnect(info);
     memset(info, 0, sizeof(*info));
     if (gethostname(info->hostname, sizeof(info->hostname) - 1) != 0)
         strcpy(info->hostname, "localhost");

@@ -20,7 +20,8 @@ typedef struct {
     char hostname[256];
 } vbt_proc_info_t;
 
-/* Connect to the process manager (or become a singleton) and fill in *info_p. */
+/* Connect to the process manager (or become a singleton) and fill in *info_p. An *info_p
+ * filled by an earlier call (size > 0) is kept: then only the connection is made again. */
 vbt_status_t vbt_pmix_init(vbt_proc_info_t *info_p);
 /* Wait until every rank has called it (collective; no data). */
 vbt_status_t vbt_pmix_barrier(void);

@@ -27,7 +27,15 @@ static int count_online_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-vbt_status_t vbt_runtime_init(int required, int *provided_p)
+int vbt_runtime_thread_level(int required)
+{
+    int level = required < VBT_THREAD_LEVEL_MAX ? required : VBT_THREAD_LEVEL_MAX;
+
+    return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+}
+
+/* The one-time setup, for the first user. */
+static vbt_status_t setup(void)
 {
     vbt_status_t status;
     int cpus;
@@ -40,8 +48,10 @@ vbt_status_t vbt_runtime_init(int required, int *provided_p)
         return status;
 
     status = vbt_pmix_init(&vbt_rt.proc);
-    if (status != VBT_OK)
+    if (status != VBT_OK) {
+        vbt_rt.proc.size = 0; /* nothing learnt to keep for a next attempt */
         return status;
+    }
     vbt_log_set_identity(NULL, vbt_rt.proc.rank);
 
     cpus = count_online_cpus();
@@ -54,16 +64,13 @@ vbt_status_t vbt_runtime_init(int required, int *provided_p)
     status = vbt_comm_init_predefined(vbt_rt.proc.rank, vbt_rt.proc.size);
     if (status != VBT_OK)
         goto err_pmix;
+    /* MPI_COMM_WORLD and MPI_COMM_SELF are the World model's: valid from MPI_Init on. Inside,
+     * the world communicator carries what sessions agree on (vbt_comm.c). */
+    vbt_comm_world_model(vbt_rt.state == VBT_RT_INITIALIZED);
     status = vbt_p2p_init();
     if (status != VBT_OK)
         goto err_p2p;
-
-    vbt_rt.thread_level = required < VBT_THREAD_LEVEL_MAX ? required : VBT_THREAD_LEVEL_MAX;
-    if (vbt_rt.thread_level < MPI_THREAD_SINGLE)
-        vbt_rt.thread_level = MPI_THREAD_SINGLE;
     vbt_rt.main_thread = pthread_self();
-    vbt_rt.state = VBT_RT_INITIALIZED;
-    *provided_p = vbt_rt.thread_level;
     return VBT_OK;
 
 err_p2p:
@@ -73,7 +80,8 @@ err_pmix:
     return status;
 }
 
-vbt_status_t vbt_runtime_finalize(void)
+/* The teardown, for the last user. */
+static vbt_status_t teardown(void)
 {
     vbt_status_t status, st;
 
@@ -94,8 +102,47 @@ vbt_status_t vbt_runtime_finalize(void)
     st = vbt_pmix_finalize();
     if (status == VBT_OK)
         status = st;
-    free(vbt_rt.proc.local_peers);
-    vbt_rt.proc.local_peers = NULL;
-    vbt_rt.state = VBT_RT_FINALIZED;
+    /* vbt_rt.proc stays: who we are in the job does not change if the library comes up
+     * again. */
     return status;
+}
+
+vbt_status_t vbt_runtime_acquire(void)
+{
+    if (vbt_rt.users == 0) {
+        vbt_status_t status = setup();
+        if (status != VBT_OK)
+            return status;
+    }
+    vbt_rt.users++;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_runtime_release(void)
+{
+    if (--vbt_rt.users > 0)
+        return VBT_OK;
+    return teardown();
+}
+
+vbt_status_t vbt_runtime_init(int required, int *provided_p)
+{
+    vbt_status_t status = vbt_runtime_acquire();
+
+    if (status != VBT_OK)
+        return status;
+    vbt_rt.thread_level = vbt_runtime_thread_level(required);
+    vbt_rt.main_thread = pthread_self();
+    vbt_rt.state = VBT_RT_INITIALIZED;
+    vbt_comm_world_model(1);
+    *provided_p = vbt_rt.thread_level;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_runtime_finalize(void)
+{
+    vbt_rt.state = VBT_RT_FINALIZED;
+    /* The World model's handles go now, even while sessions keep the library up. */
+    vbt_comm_world_model(0);
+    return vbt_runtime_release();
 }

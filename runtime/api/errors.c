@@ -115,6 +115,13 @@ int vbt_api_bad_comm(const char *call, MPI_Comm handle)
     if (handle == MPI_COMM_NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_COMM,
                                "argument comm is MPI_COMM_NULL, not a valid communicator");
+    if (handle == MPI_COMM_WORLD || handle == MPI_COMM_SELF)
+        return vbt_error_raise(NULL, call, MPI_ERR_COMM,
+                               "argument comm is %s, which is valid only between MPI_Init and "
+                               "MPI_Finalize (the World model); with sessions, make a "
+                               "communicator with MPI_Group_from_session_pset and "
+                               "MPI_Comm_create_from_group",
+                               handle == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     return vbt_error_raise(NULL, call, MPI_ERR_COMM,
                            "argument comm (handle %#lx) is not a valid communicator (freed, or "
                            "never returned by a communicator constructor)",
@@ -156,8 +163,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return bad_errhandler(c, "MPI_Comm_set_errhandler", errhandler);
     if (!vbt_errhandler_fits(errhandler, VBT_ERRH_COMM))
         return vbt_error_raise(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
-                               "argument errhandler was made by MPI_Win_create_errhandler, for "
-                               "windows; use one from MPI_Comm_create_errhandler");
+                               "argument errhandler was made by %s, not for communicators; use "
+                               "one from MPI_Comm_create_errhandler",
+                               vbt_errhandler_maker(errhandler));
     vbt_errhandler_retain(errhandler);
     vbt_errhandler_release(c->errhandler);
     c->errhandler = errhandler;

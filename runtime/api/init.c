@@ -25,7 +25,9 @@ static int init_common(const char *call, int *argc, char ***argv, int required, 
     if (vbt_rt.state != VBT_RT_UNINITIALIZED)
         return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
                                vbt_rt.state == VBT_RT_FINALIZED
-                                   ? "MPI cannot be initialised again after MPI_Finalize"
+                                   ? "MPI cannot be initialised again after MPI_Finalize (the "
+                                     "World model is once per process; MPI_Session_init may "
+                                     "still be called)"
                                    : "MPI is already initialised; call MPI_Init only once");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
@@ -74,8 +76,10 @@ int PMPI_Finalize(void)
                                "error code %d",
                                rc);
     /* Windows the application did not free go without communication (freeing is collective,
-     * and the others may have freed theirs). */
-    vbt_win_cleanup();
+     * and the others may have freed theirs), when nothing else uses the library: sessions
+     * still open keep theirs. */
+    if (vbt_rt.users == 1)
+        vbt_win_cleanup();
     status = vbt_runtime_finalize();
     if (status != VBT_OK)
         return vbt_error_raise(NULL, "MPI_Finalize", vbt_status_to_errclass(status),
@@ -122,7 +126,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
 
-    if (vbt_rt.state != VBT_RT_INITIALIZED) {
+    if (vbt_rt.users == 0) {
         /* Nobody else to tell: just end this process with the code asked for. */
         fflush(stdout);
         _exit(errorcode != 0 ? errorcode : 1);

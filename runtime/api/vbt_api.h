@@ -15,7 +15,7 @@
 
 #define VBT_API_ENTER(_call)                                                                       \
     do {                                                                                           \
-        if (unlikely(vbt_rt.state != VBT_RT_INITIALIZED))                                          \
+        if (unlikely(vbt_rt.users == 0)) /* neither MPI_Init nor a session */                      \
             return vbt_error_not_initialized(_call);                                               \
     } while (0)
 
