@@ -621,6 +621,8 @@ VBT_MPI_DECL(double, Wtick, (void));
 VBT_MPI_DECL(int, Get_processor_name, (char *name, int *resultlen));
 VBT_MPI_DECL(int, Get_version, (int *version, int *subversion));
 VBT_MPI_DECL(int, Get_library_version, (char *version, int *resultlen));
+/* Profiling control (MPI-4.1 Sec. 15.2.4): for tools that intercept it; the library ignores it. */
+VBT_MPI_DECL(int, Pcontrol, (const int level, ...));
 VBT_MPI_DECL(int, Comm_rank, (MPI_Comm comm, int *rank));
 VBT_MPI_DECL(int, Comm_size, (MPI_Comm comm, int *size));
 VBT_MPI_DECL(int, Error_string, (int errorcode, char *string, int *resultlen));
@@ -634,6 +636,9 @@ VBT_MPI_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler));
 VBT_MPI_DECL(int, Add_error_class, (int *errorclass));
 VBT_MPI_DECL(int, Add_error_code, (int errorclass, int *errorcode));
 VBT_MPI_DECL(int, Add_error_string, (int errorcode, const char *string));
+VBT_MPI_DECL(int, Remove_error_class, (int errorclass));
+VBT_MPI_DECL(int, Remove_error_code, (int errorcode));
+VBT_MPI_DECL(int, Remove_error_string, (int errorcode));
 /* ABI queries (Sec. 21.2) and Fortran type registration (Sec. 21.4.1). */
 VBT_MPI_DECL(int, Abi_get_version, (int *abi_major, int *abi_minor));
 VBT_MPI_DECL(int, Abi_get_info, (MPI_Info *info));

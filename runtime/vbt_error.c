@@ -133,9 +133,12 @@ int vbt_status_to_errclass(vbt_status_t status)
 }
 
 /* Classes and codes added by MPI_Add_error_class / MPI_Add_error_code: code
- * VBT_ERR_FIRST_USER + i is user.codes[i]. A class added this way is a code of its own class. */
+ * VBT_ERR_FIRST_USER + i is user.codes[i]. A class added this way is a code of its own class.
+ * Removed ones (MPI_Remove_error_class/code) keep their slot, marked, and their number is not
+ * given out again: a stale value then stays invalid instead of meaning another error. */
 typedef struct {
     int errclass;
+    int removed;
     char *string; /* MPI_Add_error_string's, or NULL: MPI_Error_string then says "" */
 } user_code_t;
 
@@ -146,9 +149,12 @@ static struct {
 
 static user_code_t *user_code(int code)
 {
+    user_code_t *u;
+
     if (code < VBT_ERR_FIRST_USER || code - VBT_ERR_FIRST_USER >= user.n)
         return NULL;
-    return &user.codes[code - VBT_ERR_FIRST_USER];
+    u = &user.codes[code - VBT_ERR_FIRST_USER];
+    return u->removed ? NULL : u;
 }
 
 int vbt_error_class_of(int code)
@@ -178,6 +184,7 @@ vbt_status_t vbt_error_add(int errclass, int *code_p)
         user.cap = cap;
     }
     user.codes[user.n].errclass = errclass < 0 ? code : errclass;
+    user.codes[user.n].removed = 0;
     user.codes[user.n].string = NULL;
     user.n++;
     *code_p = code;
@@ -197,6 +204,54 @@ vbt_status_t vbt_error_set_string(int code, const char *string)
     free(u->string);
     u->string = copy;
     return VBT_OK;
+}
+
+vbt_status_t vbt_error_remove(int code, int is_class)
+{
+    user_code_t *u = user_code(code);
+
+    if (u == NULL || (u->errclass == code) != is_class)
+        return VBT_ERR_INVALID_PARAM;
+    if (is_class) {
+        for (int i = 0; i < user.n; i++) {
+            if (!user.codes[i].removed && user.codes[i].errclass == code &&
+                VBT_ERR_FIRST_USER + i != code)
+                return VBT_ERR_INVALID_PARAM;
+        }
+    } else if (u->string != NULL) {
+        return VBT_ERR_INVALID_PARAM;
+    }
+    free(u->string);
+    u->string = NULL;
+    u->removed = 1;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_error_remove_string(int code)
+{
+    user_code_t *u = user_code(code);
+
+    if (u == NULL || u->string == NULL)
+        return VBT_ERR_INVALID_PARAM;
+    free(u->string);
+    u->string = NULL;
+    return VBT_OK;
+}
+
+int vbt_error_first_code_of(int errclass)
+{
+    for (int i = 0; i < user.n; i++) {
+        if (!user.codes[i].removed && user.codes[i].errclass == errclass &&
+            VBT_ERR_FIRST_USER + i != errclass)
+            return VBT_ERR_FIRST_USER + i;
+    }
+    return -1;
+}
+
+int vbt_error_has_string(int code)
+{
+    const user_code_t *u = user_code(code);
+    return u != NULL && u->string != NULL;
 }
 
 const char *vbt_error_user_string(int code)

@@ -43,6 +43,15 @@ int vbt_error_is_class(int code);
 vbt_status_t vbt_error_add(int errclass, int *code_p);
 /* The string of a user code or class (VBT_ERR_INVALID_PARAM for other codes). */
 vbt_status_t vbt_error_set_string(int code, const char *string);
+/* MPI_Remove_error_class (is_class 1) or _code (0): VBT_ERR_INVALID_PARAM if code is not a
+ * live user class (code), or while the class has codes or the code has a string. */
+vbt_status_t vbt_error_remove(int code, int is_class);
+/* MPI_Remove_error_string: VBT_ERR_INVALID_PARAM if code is not a user code with a string. */
+vbt_status_t vbt_error_remove_string(int code);
+/* A live code of the user class errclass, or -1 (for error messages). */
+int vbt_error_first_code_of(int errclass);
+/* code is a live user code or class with a string of MPI_Add_error_string. */
+int vbt_error_has_string(int code);
 /* A user code's string ("" if none was set), or NULL for predefined or unknown codes. */
 const char *vbt_error_user_string(int code);
 /* The largest error code in use: the MPI_LASTUSEDCODE attribute. */

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include "vbt_abi.h"
 #include "vbt_pmix.h"
 #include "vbt_status.h"
 
@@ -26,7 +27,8 @@ typedef struct {
     int thread_level;             /* the MPI_THREAD_* level provided */
     pthread_t main_thread;
     vbt_proc_info_t proc;
-    int oversubscribed; /* more ranks on this node than cores: never spin */
+    int oversubscribed;        /* more ranks on this node than cores: never spin */
+    vbt_fortran_abi_t fortran; /* MPI_Abi_set_fortran_info/booleans: kept across Init/Finalize */
 } vbt_runtime_t;
 
 extern vbt_runtime_t vbt_rt;

@@ -13,6 +13,7 @@ VBT_PMPI_ALIAS(Wtick)
 VBT_PMPI_ALIAS(Get_processor_name)
 VBT_PMPI_ALIAS(Get_version)
 VBT_PMPI_ALIAS(Get_library_version)
+VBT_PMPI_ALIAS(Pcontrol)
 
 /* Wtime and Wtick are cheap and allowed at any time, so they check nothing. */
 double PMPI_Wtime(void)
@@ -69,5 +70,14 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     if (len >= MPI_MAX_LIBRARY_VERSION_STRING)
         len = MPI_MAX_LIBRARY_VERSION_STRING - 1;
     *resultlen = len;
+    return MPI_SUCCESS;
+}
+
+/* MPI-4.1 Sec. 15.2.4: a hook for profiling libraries, which intercept MPI_Pcontrol and read
+ * level (and whatever follows); the MPI library itself has nothing to profile and returns at
+ * once, at any time, with any level. */
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
     return MPI_SUCCESS;
 }

@@ -12,6 +12,9 @@ VBT_PMPI_ALIAS(Error_class)
 VBT_PMPI_ALIAS(Add_error_class)
 VBT_PMPI_ALIAS(Add_error_code)
 VBT_PMPI_ALIAS(Add_error_string)
+VBT_PMPI_ALIAS(Remove_error_class)
+VBT_PMPI_ALIAS(Remove_error_code)
+VBT_PMPI_ALIAS(Remove_error_string)
 VBT_PMPI_ALIAS(Comm_create_errhandler)
 VBT_PMPI_ALIAS(Comm_set_errhandler)
 VBT_PMPI_ALIAS(Comm_get_errhandler)
@@ -108,6 +111,69 @@ int PMPI_Add_error_string(int errorcode, const char *string)
                                strlen(string), MPI_MAX_ERROR_STRING - 1);
     status = vbt_error_set_string(errorcode, string);
     return status == VBT_OK ? MPI_SUCCESS : add_failed("MPI_Add_error_string", status);
+}
+
+/* MPI-4.1 9.5: a class goes after its codes, a code after its string; removing what
+ * MPI_Add_error_class/code/string did not add is erroneous. The values are not reused. */
+int PMPI_Remove_error_class(int errorclass)
+{
+    const char *call = "MPI_Remove_error_class";
+    int code;
+
+    VBT_API_ENTER(call);
+    if (errorclass <= MPI_ERR_LASTCODE || !vbt_error_is_class(errorclass))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument errorclass %d is not a class from MPI_Add_error_class "
+                               "(predefined classes cannot be removed; removed ones are gone)",
+                               errorclass);
+    code = vbt_error_first_code_of(errorclass);
+    if (code >= 0)
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "error class %d still has error code %d: remove its codes with "
+                               "MPI_Remove_error_code first",
+                               errorclass, code);
+    return vbt_error_remove(errorclass, 1) == VBT_OK
+               ? MPI_SUCCESS
+               : vbt_error_raise(NULL, call, MPI_ERR_INTERN, "error class %d not removed",
+                                 errorclass);
+}
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    const char *call = "MPI_Remove_error_code";
+
+    VBT_API_ENTER(call);
+    if (errorcode <= MPI_ERR_LASTCODE || vbt_error_class_of(errorcode) < 0 ||
+        vbt_error_is_class(errorcode))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument errorcode %d is not a code from MPI_Add_error_code%s",
+                               errorcode,
+                               vbt_error_is_class(errorcode) && errorcode > MPI_ERR_LASTCODE
+                                   ? " (it is a class: use MPI_Remove_error_class)"
+                                   : "");
+    if (vbt_error_has_string(errorcode))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "error code %d still has a string: remove it with "
+                               "MPI_Remove_error_string first",
+                               errorcode);
+    return vbt_error_remove(errorcode, 0) == VBT_OK
+               ? MPI_SUCCESS
+               : vbt_error_raise(NULL, call, MPI_ERR_INTERN, "error code %d not removed",
+                                 errorcode);
+}
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    const char *call = "MPI_Remove_error_string";
+
+    VBT_API_ENTER(call);
+    if (!vbt_error_has_string(errorcode))
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "argument errorcode %d has no string from MPI_Add_error_string",
+                               errorcode);
+    return vbt_error_remove_string(errorcode) == VBT_OK
+               ? MPI_SUCCESS
+               : vbt_error_raise(NULL, call, MPI_ERR_INTERN, "string of %d not removed", errorcode);
 }
 
 int vbt_api_bad_comm(const char *call, MPI_Comm handle)

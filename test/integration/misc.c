@@ -2,8 +2,10 @@
  * leave status.MPI_ERROR alone; the multiple-completion calls write it only when they return
  * MPI_ERR_IN_STATUS), "dims" (MPI_Dims_create's most balanced grid), "nullname" (MPI-4.1's
  * names of the null handles), "charops" (reductions on MPI_CHAR, MPI_WCHAR and MPI_CHARACTER,
- * computed as the platform's character types, as MPICH does). Messages go around a ring, so
- * every subtest runs at any size, 1 included. */
+ * computed as the platform's character types, as MPICH does), "errclass" (MPI-4.1's
+ * MPI_Remove_error_class/code/string), "abi" (the MPI-5.0 ABI queries and Fortran registration,
+ * also before MPI_Init), "misc-calls" (MPI_Pcontrol, MPI_Aint_add/diff). Messages go around a
+ * ring, so every subtest runs at any size, 1 included. */
 #define MPITEST_NAME "misc"
 #include "mpitest.h"
 
@@ -459,12 +461,210 @@ static void test_charops(void)
     free(counts);
 }
 
+/* ---- MPI-4.1's removal of error classes, codes and strings ---- */
+
+static void test_errclass(void)
+{
+    int cls, cls2, code, code2, c, len;
+    char str[MPI_MAX_ERROR_STRING];
+
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Add_error_class(&cls) == MPI_SUCCESS);
+    CHECK(MPI_Add_error_code(cls, &code) == MPI_SUCCESS);
+    CHECK(MPI_Add_error_code(cls, &code2) == MPI_SUCCESS);
+    CHECK(MPI_Add_error_string(code, "misc: the first code") == MPI_SUCCESS);
+    CHECK(MPI_Add_error_string(cls, "misc: the class") == MPI_SUCCESS);
+
+    /* Erroneous: predefined values, a class still with codes, a code still with its string, a
+     * code given as a class and the other way round, a string never added. */
+    CHECK(MPI_Remove_error_class(MPI_ERR_ARG) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_code(MPI_ERR_COMM) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_string(MPI_ERR_TYPE) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(cls) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_code(code) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(code2) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_code(cls) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_string(code2) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(-5) == MPI_ERR_ARG);
+
+    /* Refused calls changed nothing. */
+    CHECK(MPI_Error_class(code, &c) == MPI_SUCCESS && c == cls);
+    CHECK(MPI_Error_string(code, str, &len) == MPI_SUCCESS &&
+          strcmp(str, "misc: the first code") == 0);
+
+    /* In order: string, code, the other code, then the class. */
+    CHECK(MPI_Remove_error_string(code) == MPI_SUCCESS);
+    CHECK(MPI_Error_string(code, str, &len) == MPI_SUCCESS && len == 0);
+    CHECK(MPI_Remove_error_string(code) == MPI_ERR_ARG); /* gone already */
+    CHECK(MPI_Remove_error_code(code) == MPI_SUCCESS);
+    CHECK(MPI_Error_class(code, &c) == MPI_ERR_ARG); /* no longer a code */
+    CHECK(MPI_Remove_error_code(code) == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_string(code, "x") == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(cls) == MPI_ERR_ARG); /* code2 is left */
+    CHECK(MPI_Remove_error_code(code2) == MPI_SUCCESS);
+    CHECK(MPI_Remove_error_class(cls) == MPI_SUCCESS); /* its string goes with it */
+    CHECK(MPI_Error_class(cls, &c) == MPI_ERR_ARG);
+    CHECK(MPI_Add_error_code(cls, &c) == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(cls) == MPI_ERR_ARG);
+
+    /* Values are not reused: a new class is a new number. */
+    CHECK(MPI_Add_error_class(&cls2) == MPI_SUCCESS && cls2 > code2);
+    CHECK(MPI_Remove_error_class(cls2) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+}
+
+/* ---- The MPI-5.0 ABI calls ---- */
+
+static int info_value(MPI_Info info, const char *key, char *value)
+{
+    int flag = 0, len = MPI_MAX_INFO_VAL;
+    CHECK(MPI_Info_get_string(info, key, &len, value, &flag) == MPI_SUCCESS);
+    return flag;
+}
+
+static void check_abi_info(MPI_Info info)
+{
+    char v[MPI_MAX_INFO_VAL];
+    int nkeys;
+
+    CHECK(info != MPI_INFO_NULL);
+    CHECK(info_value(info, "mpi_aint_size", v) && atoi(v) == (int)sizeof(MPI_Aint));
+    CHECK(info_value(info, "mpi_count_size", v) && atoi(v) == (int)sizeof(MPI_Count));
+    CHECK(info_value(info, "mpi_offset_size", v) && atoi(v) == (int)sizeof(MPI_Offset));
+    CHECK(MPI_Info_get_nkeys(info, &nkeys) == MPI_SUCCESS && nkeys == 3);
+}
+
+static void test_abi(void)
+{
+    int major = -9, minor = -9, is_set = -1, nkeys, tsz;
+    MPI_Info info, finfo;
+    char v[MPI_MAX_INFO_VAL];
+
+    CHECK(MPI_Abi_get_version(&major, &minor) == MPI_SUCCESS);
+    CHECK(major == MPI_ABI_VERSION && minor == MPI_ABI_SUBVERSION && major == 1 && minor == 0);
+    CHECK(MPI_Abi_get_info(&info) == MPI_SUCCESS);
+    check_abi_info(info);
+    CHECK(MPI_Info_free(&info) == MPI_SUCCESS);
+
+    /* Fortran properties: the library's, every size matching MPI_Type_size. */
+    CHECK(MPI_Abi_get_fortran_info(&finfo) == MPI_SUCCESS && finfo != MPI_INFO_NULL);
+    CHECK(MPI_Info_get_nkeys(finfo, &nkeys) == MPI_SUCCESS && nkeys == 23);
+    CHECK(MPI_Type_size(MPI_INTEGER, &tsz) == MPI_SUCCESS);
+    CHECK(info_value(finfo, "mpi_integer_size", v) && atoi(v) == tsz);
+    CHECK(MPI_Type_size(MPI_LOGICAL, &tsz) == MPI_SUCCESS);
+    CHECK(info_value(finfo, "mpi_logical_size", v) && atoi(v) == tsz);
+    CHECK(MPI_Type_size(MPI_DOUBLE_PRECISION, &tsz) == MPI_SUCCESS);
+    CHECK(info_value(finfo, "mpi_double_precision_size", v) && atoi(v) == tsz);
+    CHECK(info_value(finfo, "mpi_real16_supported", v) && strcmp(v, "true") == 0);
+
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Abi_get_version(NULL, &minor) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_get_info(NULL) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_set_fortran_info(MPI_INFO_NULL) == MPI_ERR_INFO);
+    /* Sizes the library cannot honour are refused and change nothing; then a fitting set is
+     * taken once. */
+    CHECK(MPI_Info_set(finfo, "mpi_integer_size", "8") == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_info(finfo) == MPI_ERR_ABI);
+    CHECK(MPI_Info_set(finfo, "mpi_integer_size", "four") == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_info(finfo) == MPI_ERR_ABI);
+    CHECK(MPI_Info_set(finfo, "mpi_integer_size", "4") == MPI_SUCCESS);
+    CHECK(MPI_Info_set(finfo, "mpi_real16_supported", "maybe") == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_info(finfo) == MPI_ERR_ABI);
+    CHECK(MPI_Info_set(finfo, "mpi_real16_supported", "false") == MPI_SUCCESS);
+    CHECK(MPI_Info_set(finfo, "some_unknown_key", "ignored") == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_info(finfo) == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_info(finfo) == MPI_ERR_ABI); /* only once */
+    CHECK(MPI_Info_free(&finfo) == MPI_SUCCESS);
+    CHECK(MPI_Abi_get_fortran_info(&finfo) == MPI_SUCCESS);
+    CHECK(info_value(finfo, "mpi_real16_supported", v) && strcmp(v, "false") == 0);
+    CHECK(info_value(finfo, "mpi_real8_supported", v) && strcmp(v, "true") == 0);
+    CHECK(!info_value(finfo, "some_unknown_key", v));
+    CHECK(MPI_Info_free(&finfo) == MPI_SUCCESS);
+
+    /* Booleans: none registered; bad sizes; then .TRUE. = -1 for 4-byte LOGICALs, once. */
+    int32_t t = -1, f = 0, gt = 5, gf = 5;
+    CHECK(MPI_Abi_get_fortran_booleans(4, &gt, &gf, &is_set) == MPI_SUCCESS && is_set == 0);
+    CHECK(MPI_Abi_get_fortran_booleans(3, &gt, &gf, &is_set) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_set_fortran_booleans(0, &t, &f) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_set_fortran_booleans(4, &t, &t) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_set_fortran_booleans(4, NULL, &f) == MPI_ERR_ARG);
+    CHECK(MPI_Abi_set_fortran_booleans(4, &t, &f) == MPI_SUCCESS);
+    CHECK(MPI_Abi_set_fortran_booleans(4, &f, &t) == MPI_ERR_ABI);
+    CHECK(MPI_Abi_get_fortran_booleans(4, &gt, &gf, &is_set) == MPI_SUCCESS && is_set == 1);
+    CHECK(gt == -1 && gf == 0);
+    CHECK(MPI_Abi_get_fortran_booleans(8, &gt, &gf, &is_set) == MPI_SUCCESS && is_set == 0);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+
+    /* The logical reductions on 4-byte Fortran LOGICALs now read and write those values: rank
+     * r's element i is true when bit i of r + 1 is set (and any nonzero value is true). */
+    int32_t in[4], out[4];
+    for (int i = 0; i < 4; i++)
+        in[i] = ((rank + 1) >> i) & 1 ? (i == 3 ? 7 : -1) : 0;
+    const MPI_Op lops[] = {MPI_LAND, MPI_LOR, MPI_LXOR};
+    for (int o = 0; o < 3; o++) {
+        CHECK(MPI_Allreduce(in, out, 4, MPI_LOGICAL, lops[o], MPI_COMM_WORLD) == MPI_SUCCESS);
+        for (int i = 0; i < 4; i++) {
+            int all = 1, any = 0, odd = 0;
+            for (int r = 0; r < size; r++) {
+                int b = ((r + 1) >> i) & 1;
+                all &= b;
+                any |= b;
+                odd ^= b;
+            }
+            int want = o == 0 ? all : o == 1 ? any : odd;
+            if (out[i] != (want ? -1 : 0))
+                FAIL("MPI_Allreduce of MPI_LOGICAL (op %d) element %d: %d, expected %d", o, i,
+                     (int)out[i], want ? -1 : 0);
+        }
+    }
+    /* 1-byte LOGICALs were not registered: C's 1 and 0. */
+    int8_t b1 = 1, r1 = 0;
+    CHECK(MPI_Allreduce(&b1, &r1, 1, MPI_LOGICAL1, MPI_LAND, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(r1 == 1);
+}
+
+static void test_misc_calls(void)
+{
+    int buf[4];
+    MPI_Aint a0, a3;
+
+    CHECK(MPI_Pcontrol(0) == MPI_SUCCESS);
+    CHECK(MPI_Pcontrol(1) == MPI_SUCCESS);
+    CHECK(MPI_Pcontrol(2, "extra", 3) == MPI_SUCCESS);
+    CHECK(MPI_Pcontrol(-7) == MPI_SUCCESS);
+    CHECK(MPI_Get_address(&buf[0], &a0) == MPI_SUCCESS);
+    CHECK(MPI_Get_address(&buf[3], &a3) == MPI_SUCCESS);
+    CHECK(MPI_Aint_add(a0, 3 * (MPI_Aint)sizeof(int)) == a3);
+    CHECK(MPI_Aint_diff(a3, a0) == 3 * (MPI_Aint)sizeof(int));
+    CHECK(MPI_Aint_diff(a0, a3) == -3 * (MPI_Aint)sizeof(int));
+    CHECK(MPI_Aint_add(a3, -3 * (MPI_Aint)sizeof(int)) == a0);
+}
+
 static const mpitest_t tests[] = {
-    {"status", test_status_single}, {"status-multi", test_status_multi}, {"dims", test_dims},
-    {"nullname", test_nullname},    {"charops", test_charops},
+    {"status", test_status_single},
+    {"status-multi", test_status_multi},
+    {"dims", test_dims},
+    {"nullname", test_nullname},
+    {"charops", test_charops},
+    {"errclass", test_errclass},
+    {"abi", test_abi},
+    {"misc-calls", test_misc_calls},
 };
 
 int main(int argc, char **argv)
 {
+    int major = -1, minor = -1;
+    MPI_Info info;
+
+    /* The ABI queries work before MPI_Init (and MPI_Pcontrol at any time). */
+    if (MPI_Abi_get_version(&major, &minor) != MPI_SUCCESS || major != 1 || minor != 0 ||
+        MPI_Abi_get_info(&info) != MPI_SUCCESS || MPI_Pcontrol(1) != MPI_SUCCESS) {
+        fprintf(stderr, "misc: the ABI queries failed before MPI_Init\n");
+        return 1;
+    }
+    check_abi_info(info);
+    MPI_Info_free(&info);
     return mpitest_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));
 }
