@@ -240,8 +240,9 @@ static int any_common(const char *call, int count, MPI_Request requests[], int *
         if (n < 0)
             return vbt_api_failed(NULL, call, (vbt_status_t)n);
         i = find_done(count, requests);
-        vbt_p2p_polled(i != -1);
     }
+    if (!blocking)
+        vbt_p2p_polled(i != -1);
     if (flag)
         *flag = i != -1;
     if (i == -2) {
