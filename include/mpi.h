@@ -1079,6 +1079,15 @@ VBT_MPI_DECL(int, Type_create_subarray,
               const int array_of_starts[], int order, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_keyval,
+             (MPI_Type_copy_attr_function * type_copy_attr_fn,
+              MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+              void *extra_state));
+VBT_MPI_DECL(int, Type_free_keyval, (int *type_keyval));
+VBT_MPI_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val));
+VBT_MPI_DECL(int, Type_get_attr,
+             (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag));
+VBT_MPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
 VBT_MPI_DECL(int, Type_commit, (MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_free, (MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));

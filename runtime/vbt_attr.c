@@ -9,17 +9,6 @@
 static vbt_keyval_t **keyvals;
 static int nkeyvals;
 
-/* The predefined callbacks are the integers 0 and 1 (mpi.h), recognised by value. */
-static int is_null_copy(MPI_Comm_copy_attr_function *fn)
-{
-    return (uintptr_t)fn == (uintptr_t)MPI_COMM_NULL_COPY_FN;
-}
-
-static int is_dup_copy(MPI_Comm_copy_attr_function *fn)
-{
-    return (uintptr_t)fn == (uintptr_t)MPI_COMM_DUP_FN;
-}
-
 vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                                MPI_Comm_delete_attr_function *delete_fn, void *extra_state,
                                int *keyval_p)
@@ -50,6 +39,32 @@ vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
                          .extra_state = extra_state};
     keyvals[slot] = kv;
     *keyval_p = kv->id;
+    return VBT_OK;
+}
+
+static vbt_status_t keyval_create_kind(int kind, void *extra_state, int *keyval_p,
+                                       vbt_keyval_t **kv_p)
+{
+    vbt_status_t st = vbt_keyval_create(NULL, NULL, extra_state, keyval_p);
+
+    if (st != VBT_OK)
+        return st;
+    *kv_p = keyvals[*keyval_p - VBT_KEYVAL_BASE];
+    (*kv_p)->kind = kind;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_keyval_create_type(MPI_Type_copy_attr_function *copy_fn,
+                                    MPI_Type_delete_attr_function *delete_fn, void *extra_state,
+                                    int *keyval_p)
+{
+    vbt_keyval_t *kv;
+    vbt_status_t st = keyval_create_kind(VBT_KEYVAL_TYPE, extra_state, keyval_p, &kv);
+
+    if (st != VBT_OK)
+        return st;
+    kv->type_copy_fn = copy_fn;
+    kv->type_delete_fn = delete_fn;
     return VBT_OK;
 }
 
@@ -89,6 +104,11 @@ vbt_keyval_t *vbt_keyval_get_win(int keyval)
     return keyval_lookup(keyval, VBT_KEYVAL_WIN);
 }
 
+vbt_keyval_t *vbt_keyval_get_type(int keyval)
+{
+    return keyval_lookup(keyval, VBT_KEYVAL_TYPE);
+}
+
 static void keyval_release(vbt_keyval_t *kv)
 {
     if (--kv->refcount > 0)
@@ -118,6 +138,10 @@ static int call_delete(void *handle, vbt_attr_t *a)
 {
     vbt_keyval_t *kv = a->keyval;
 
+    if (kv->kind == VBT_KEYVAL_TYPE)
+        return kv->type_delete_fn == MPI_TYPE_NULL_DELETE_FN
+                   ? MPI_SUCCESS
+                   : kv->type_delete_fn((MPI_Datatype)handle, kv->id, a->value, kv->extra_state);
     if (kv->kind == VBT_KEYVAL_WIN)
         return kv->win_delete_fn == MPI_WIN_NULL_DELETE_FN
                    ? MPI_SUCCESS
@@ -200,38 +224,67 @@ int vbt_attr_list_delete(vbt_attr_t **list, void *handle, vbt_keyval_t *kv)
     return MPI_SUCCESS;
 }
 
+/* Run the copy callback of a's keyval: 1 when the copy keeps the attribute (value in *out_p),
+ * 0 when not; *rc_p is what the callback returned (an error means 0). */
+static int call_copy(void *handle, const vbt_attr_t *a, void **out_p, int *rc_p)
+{
+    vbt_keyval_t *kv = a->keyval;
+    uintptr_t fn;
+    int flag = 0;
+
+    *rc_p = MPI_SUCCESS;
+    fn = kv->kind == VBT_KEYVAL_TYPE  ? (uintptr_t)kv->type_copy_fn
+         : kv->kind == VBT_KEYVAL_WIN ? (uintptr_t)kv->win_copy_fn
+                                      : (uintptr_t)kv->copy_fn;
+    /* The predefined callbacks are the integers 0 (NULL_COPY_FN) and 1 (DUP_FN) for every
+     * object kind (mpi.h). */
+    if (fn == (uintptr_t)MPI_COMM_NULL_COPY_FN)
+        return 0;
+    if (fn == (uintptr_t)MPI_COMM_DUP_FN) {
+        *out_p = a->value;
+        return 1;
+    }
+    if (kv->kind == VBT_KEYVAL_TYPE)
+        *rc_p =
+            kv->type_copy_fn((MPI_Datatype)handle, kv->id, kv->extra_state, a->value, out_p, &flag);
+    else if (kv->kind == VBT_KEYVAL_WIN)
+        *rc_p = kv->win_copy_fn((MPI_Win)handle, kv->id, kv->extra_state, a->value, out_p, &flag);
+    else
+        *rc_p = kv->copy_fn((MPI_Comm)handle, kv->id, kv->extra_state, a->value, out_p, &flag);
+    return *rc_p == MPI_SUCCESS && flag;
+}
+
 int vbt_attr_copy_all(vbt_comm_t *from, vbt_comm_t *to)
 {
-    vbt_attr_t **tail = &to->attrs;
+    return vbt_attr_list_copy(from->attrs, from->handle, &to->attrs);
+}
 
+int vbt_attr_list_copy(const vbt_attr_t *from, void *handle, vbt_attr_t **to)
+{
+    vbt_attr_t **tail = to;
+
+    while (*tail != NULL)
+        tail = &(*tail)->next;
     /* Same order as on from: newest first. */
-    for (vbt_attr_t *a = from->attrs; a != NULL; a = a->next) {
-        vbt_keyval_t *kv = a->keyval;
+    for (const vbt_attr_t *a = from; a != NULL; a = a->next) {
         void *out = NULL;
-        int flag = 0, rc;
+        int rc;
         vbt_attr_t *copy;
 
-        if (is_null_copy(kv->copy_fn))
-            continue;
-        if (is_dup_copy(kv->copy_fn)) {
-            out = a->value;
-            flag = 1;
-        } else {
-            rc = kv->copy_fn(from->handle, kv->id, kv->extra_state, a->value, &out, &flag);
+        if (!call_copy(handle, a, &out, &rc)) {
             if (rc != MPI_SUCCESS)
                 return rc;
-        }
-        if (!flag)
             continue;
+        }
         copy = malloc(sizeof(*copy));
         if (copy == NULL)
             return MPI_ERR_NO_MEM;
-        copy->keyval = kv;
+        copy->keyval = a->keyval;
         copy->value = out;
         copy->next = NULL;
         *tail = copy;
         tail = &copy->next;
-        kv->refcount++;
+        a->keyval->refcount++;
     }
     return MPI_SUCCESS;
 }

@@ -14,8 +14,9 @@
  * predefined attribute keys of mpi.h. */
 #define VBT_KEYVAL_BASE 0x10000
 
-/* A keyval is for communicators or for windows (MPI_Win_create_keyval), never both. */
-enum { VBT_KEYVAL_COMM = 0, VBT_KEYVAL_WIN = 1 };
+/* A keyval is for communicators, for windows (MPI_Win_create_keyval) or for datatypes
+ * (MPI_Type_create_keyval), never two of them. */
+enum { VBT_KEYVAL_COMM = 0, VBT_KEYVAL_WIN = 1, VBT_KEYVAL_TYPE = 2 };
 
 typedef struct vbt_keyval {
     int id;
@@ -26,6 +27,8 @@ typedef struct vbt_keyval {
     MPI_Comm_delete_attr_function *delete_fn;
     MPI_Win_copy_attr_function *win_copy_fn;
     MPI_Win_delete_attr_function *win_delete_fn;
+    MPI_Type_copy_attr_function *type_copy_fn;
+    MPI_Type_delete_attr_function *type_delete_fn;
     void *extra_state;
 } vbt_keyval_t;
 
@@ -41,10 +44,14 @@ vbt_status_t vbt_keyval_create(MPI_Comm_copy_attr_function *copy_fn,
 vbt_status_t vbt_keyval_create_win(MPI_Win_copy_attr_function *copy_fn,
                                    MPI_Win_delete_attr_function *delete_fn, void *extra_state,
                                    int *keyval_p);
-/* The keyval behind an id, or NULL (unknown, already freed by the application, or a window
- * keyval: vbt_keyval_get_win finds those). */
+vbt_status_t vbt_keyval_create_type(MPI_Type_copy_attr_function *copy_fn,
+                                    MPI_Type_delete_attr_function *delete_fn, void *extra_state,
+                                    int *keyval_p);
+/* The keyval behind an id, or NULL (unknown, already freed by the application, or a window or
+ * datatype keyval: vbt_keyval_get_win and vbt_keyval_get_type find those). */
 vbt_keyval_t *vbt_keyval_get(int keyval);
 vbt_keyval_t *vbt_keyval_get_win(int keyval);
+vbt_keyval_t *vbt_keyval_get_type(int keyval);
 /* MPI_Comm_free_keyval: attributes set with it keep it alive until they are deleted. */
 void vbt_keyval_free(vbt_keyval_t *kv);
 
@@ -68,5 +75,8 @@ int vbt_attr_list_delete(vbt_attr_t **list, void *handle, vbt_keyval_t *kv);
 int vbt_attr_list_delete_all(vbt_attr_t **list, void *handle);
 void vbt_attr_list_delete_quiet(vbt_attr_t **list);
 int vbt_attr_list_get(const vbt_attr_t *list, int keyval, void **value_p);
+/* Every attribute of from (on the object handle) whose copy callback says so is appended to
+ * *to, in from's order (MPI_Comm_dup, MPI_Type_dup). On error *to keeps what was copied. */
+int vbt_attr_list_copy(const vbt_attr_t *from, void *handle, vbt_attr_t **to);
 
 #endif

@@ -2,6 +2,8 @@
  * registry of live derived handles, and packing. See vbt_datatype.h. */
 #include "vbt_datatype.h"
 
+#include "vbt_attr.h"
+
 #include <complex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -246,6 +248,7 @@ vbt_dtype_t *vbt_dtype_lookup(MPI_Datatype dt)
 
 static void dtype_destroy(vbt_dtype_t *t)
 {
+    vbt_attr_list_delete_quiet(&t->attrs);
     for (int i = 0; i < t->ntypes; i++)
         vbt_dtype_unref(t->types[i]);
     free(t->ints);
@@ -301,6 +304,8 @@ void vbt_datatype_cleanup(void)
     }
     free(reg.slot);
     memset(&reg, 0, sizeof(reg));
+    for (size_t i = 0; i < sizeof(vbt_dtype_table) / sizeof(vbt_dtype_table[0]); i++)
+        vbt_attr_list_delete_quiet(&vbt_dtype_table[i].attrs);
 }
 
 /* ---- construction ---------------------------------------------------------------------------- */

@@ -33,6 +33,7 @@ typedef struct {
     size_t count;
 } vbt_dtype_run_t;
 
+struct vbt_attr;
 typedef struct vbt_dtype vbt_dtype_t;
 struct vbt_dtype {
     uint32_t magic;
@@ -66,6 +67,9 @@ struct vbt_dtype {
     MPI_Aint *aints;
     vbt_dtype_t **types;
     char name[MPI_MAX_OBJECT_NAME];
+    /* MPI_Type_set_attr (predefined types too); the delete callbacks run at MPI_Type_free of
+     * the last handle (runtime/api/type_attr.c), what is left at MPI_Finalize goes quietly. */
+    struct vbt_attr *attrs;
 };
 
 /* Compatibility name for the first users of this header (size and extent). */

@@ -2,6 +2,8 @@
  * constructor checks its arguments, builds the flattened type (vbt_datatype.c) and records its
  * arguments for MPI_Type_get_contents. */
 #include "vbt_api.h"
+#include "vbt_api_type.h"
+#include "vbt_attr.h"
 #include "vbt_datatype.h"
 
 #include <stdint.h>
@@ -23,7 +25,7 @@ VBT_PMPI_ALIAS(Type_commit)
 VBT_PMPI_ALIAS(Type_free)
 
 /* A datatype argument: valid (committed or not). */
-static int check_type(const char *call, const char *arg, MPI_Datatype dt, vbt_dtype_t **t_p)
+int vbt_api_type_arg(const char *call, const char *arg, MPI_Datatype dt, vbt_dtype_t **t_p)
 {
     *t_p = vbt_dtype_get(dt);
     if (likely(*t_p != NULL))
@@ -67,9 +69,9 @@ static int check_blocklens(const char *call, const int *blocklens, int n)
 }
 
 /* Finish a constructor: record its arguments and hand out the handle. */
-static int created(const char *call, vbt_status_t st, vbt_dtype_t *t, int combiner, int ni,
-                   const int *ints, int na, const MPI_Aint *aints, int nt,
-                   vbt_dtype_t *const *types, MPI_Datatype *newtype)
+int vbt_api_type_created(const char *call, vbt_status_t st, vbt_dtype_t *t, int combiner, int ni,
+                         const int *ints, int na, const MPI_Aint *aints, int nt,
+                         vbt_dtype_t *const *types, MPI_Datatype *newtype)
 {
     if (st == VBT_OK) {
         st = vbt_dtype_set_contents(t, combiner, ni, ints, na, aints, nt, types);
@@ -99,10 +101,11 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 
     VBT_API_ENTER(call);
     VBT_API_CHECK(check_count(call, "count", count));
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_create_contiguous((size_t)count, old, &t);
-    return created(call, st, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &old, newtype);
+    return vbt_api_type_created(call, st, t, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &old,
+                                newtype);
 }
 
 /* The arguments Type_vector and Type_create_hvector share (their strides need no check). */
@@ -112,7 +115,7 @@ static int check_vector(const char *call, int count, int blocklength, MPI_Dataty
     VBT_API_ENTER(call);
     VBT_API_CHECK(check_count(call, "count", count));
     VBT_API_CHECK(check_count(call, "blocklength", blocklength));
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, old_p));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, old_p));
     CHECK_NEWTYPE(call, newtype);
     return MPI_SUCCESS;
 }
@@ -128,7 +131,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     VBT_API_CHECK(check_vector(call, count, blocklength, oldtype, newtype, &old));
     st = vbt_dtype_create_hvector((size_t)count, (size_t)blocklength,
                                   (MPI_Aint)stride * old->extent, old, &t);
-    return created(call, st, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &old, newtype);
+    return vbt_api_type_created(call, st, t, MPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &old,
+                                newtype);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -141,7 +145,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 
     VBT_API_CHECK(check_vector(call, count, blocklength, oldtype, newtype, &old));
     st = vbt_dtype_create_hvector((size_t)count, (size_t)blocklength, stride, old, &t);
-    return created(call, st, t, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &old, newtype);
+    return vbt_api_type_created(call, st, t, MPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &old,
+                                newtype);
 }
 
 /* The indexed family: blocklens, or blocklen each for the _block variants (block set);
@@ -167,7 +172,7 @@ static int indexed(const char *call, int combiner, int count, int block, const i
     }
     VBT_API_CHECK(check_array(call, "array_of_displacements",
                               elements ? (const void *)idisps : adisps, count));
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     bytes = malloc(((size_t)count + 1) * sizeof(*bytes));
     ints = malloc((2 * (size_t)count + 2) * sizeof(*ints));
@@ -192,7 +197,8 @@ static int indexed(const char *call, int combiner, int count, int block, const i
     }
     st = vbt_dtype_create_hindexed((size_t)count, block ? NULL : blocklens, (size_t)blocklen, bytes,
                                    old, &t);
-    rc = created(call, st, t, combiner, ni, ints, elements ? 0 : count, adisps, 1, &old, newtype);
+    rc = vbt_api_type_created(call, st, t, combiner, ni, ints, elements ? 0 : count, adisps, 1,
+                              &old, newtype);
     free(bytes);
     free(ints);
     return rc;
@@ -267,8 +273,8 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
         memcpy(ints + 1, array_of_blocklengths, (size_t)count * sizeof(*ints));
     st = vbt_dtype_create_struct((size_t)count, array_of_blocklengths, array_of_displacements,
                                  types, &t);
-    rc = created(call, st, t, MPI_COMBINER_STRUCT, count + 1, ints, count, array_of_displacements,
-                 count, types, newtype);
+    rc = vbt_api_type_created(call, st, t, MPI_COMBINER_STRUCT, count + 1, ints, count,
+                              array_of_displacements, count, types, newtype);
     free(types);
     free(ints);
     return rc;
@@ -283,10 +289,11 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_create_resized(old, lb, extent, &t);
-    return created(call, st, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &old, newtype);
+    return vbt_api_type_created(call, st, t, MPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &old,
+                                newtype);
 }
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
@@ -317,7 +324,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument order is %d; use MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     ints = malloc((3 * (size_t)ndims + 2) * sizeof(*ints));
     if (ints == NULL)
@@ -329,8 +336,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     ints[1 + 3 * ndims] = order;
     st = vbt_dtype_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
                                    old, &t);
-    rc =
-        created(call, st, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &old, newtype);
+    rc = vbt_api_type_created(call, st, t, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1,
+                              &old, newtype);
     free(ints);
     return rc;
 }
@@ -340,12 +347,28 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     const char *call = "MPI_Type_dup";
     vbt_dtype_t *old, *t = NULL;
     vbt_status_t st;
+    int rc;
 
     VBT_API_ENTER(call);
-    VBT_API_CHECK(check_type(call, "oldtype", oldtype, &old));
+    VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     CHECK_NEWTYPE(call, newtype);
     st = vbt_dtype_dup(old, &t);
-    return created(call, st, t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &old, newtype);
+    rc = vbt_api_type_created(call, st, t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &old, newtype);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* The attributes go along as their copy callbacks say (MPI-4.1 Sec. 7.7.4). */
+    rc = vbt_attr_list_copy(old->attrs, oldtype, &t->attrs);
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    /* Undo: what was copied is deleted again through its callbacks. */
+    vbt_attr_list_delete_all(&t->attrs, *newtype);
+    vbt_attr_list_delete_quiet(&t->attrs);
+    vbt_dtype_handle_free(t);
+    *newtype = MPI_DATATYPE_NULL;
+    return vbt_error_raise(NULL, call, rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_OTHER,
+                           "copying the attributes of oldtype: a copy callback returned error "
+                           "code %d",
+                           rc);
 }
 
 /* The type behind *datatype for Type_commit and Type_free, which take its address. */
@@ -355,7 +378,7 @@ static int check_type_at(const char *call, const MPI_Datatype *datatype, vbt_dty
     if (datatype == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument datatype is NULL; pass the address of an MPI_Datatype");
-    return check_type(call, "datatype", *datatype, t_p);
+    return vbt_api_type_arg(call, "datatype", *datatype, t_p);
 }
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
@@ -379,6 +402,16 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
                                "argument datatype is the predefined %s, which cannot be freed",
                                t->name);
+    /* The last handle: the attributes go, through their delete callbacks; a callback that
+     * fails keeps the type (and the attributes not yet deleted). */
+    if (t->handles == 1) {
+        int rc = vbt_attr_list_delete_all(&t->attrs, *datatype);
+        if (rc != MPI_SUCCESS)
+            return vbt_error_raise(NULL, call, MPI_ERR_OTHER,
+                                   "a delete callback of an attribute on datatype returned error "
+                                   "code %d; the datatype stays",
+                                   rc);
+    }
     /* Pending operations and types built from it hold references: it lives on for them. */
     vbt_dtype_handle_free(t);
     *datatype = MPI_DATATYPE_NULL;
