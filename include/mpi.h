@@ -1159,6 +1159,10 @@ VBT_MPI_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
 VBT_MPI_DECL(int, Intercomm_create,
              (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
               int tag, MPI_Comm *newintercomm));
+VBT_MPI_DECL(int, Intercomm_create_from_groups,
+             (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader,
+              const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+              MPI_Comm *newintercomm));
 VBT_MPI_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
 VBT_MPI_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 VBT_MPI_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));

@@ -1006,10 +1006,93 @@ static void errors(void)
     each_pair(t_errors);
 }
 
+/* ---- MPI_Intercomm_create_from_groups ------------------------------------------------------ */
+
+static MPI_Group world_group_of(int ng, int g)
+{
+    MPI_Group wg, out;
+    int n = gsize(ng, g), *w = xmalloc(sizeof(int) * (size_t)n);
+
+    for (int i = 0; i < n; i++)
+        w[i] = gworld(ng, g, i);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    OK(MPI_Group_incl(wg, n, w, &out));
+    MPI_Group_free(&wg);
+    free(w);
+    return out;
+}
+
+/* Beside each pair's MPI_Intercomm_create one from the two groups alone (leaders chosen the
+ * other way round), twice under the same string tag: the groups, messages across, an
+ * allreduce and an iallreduce checked, the error handler given, and the errors. */
+static void t_fromgroups(pair_t *p)
+{
+    enum { N = 3000 };
+    MPI_Group lg = world_group_of(p->ng, p->grp), rg = world_group_of(p->ng, p->rgrp);
+    int ll = p->grp % 2 == 0 ? p->lsize - 1 : 0;
+    int rl = p->rgrp % 2 == 0 ? p->rsize - 1 : 0;
+    int *in = xmalloc(sizeof(int) * N), *out = xmalloc(sizeof(int) * N);
+    MPI_Comm ic[2];
+    MPI_Errhandler eh;
+    MPI_Request req;
+
+    for (int k = 0; k < 2; k++) {
+        OK(MPI_Intercomm_create_from_groups(lg, ll, rg, rl, "org.verbatim.test.inter",
+                                            MPI_INFO_NULL, MPI_ERRORS_RETURN, &ic[k]));
+        check_groups(ic[k], p->ng, p->grp, p->lsize, p->rgrp, p->rsize);
+        OK(MPI_Comm_get_errhandler(ic[k], &eh));
+        CHECK(eh == MPI_ERRORS_RETURN);
+        MPI_Errhandler_free(&eh);
+    }
+    for (int k = 0; k < 2; k++) {
+        exchange_check(ic[k], p->grp, p->rgrp, p->lrank, p->rsize, 20 + k);
+        fillv(in, N, p->grp, p->lrank, 0, 21 + k);
+        OK(MPI_Allreduce(in, out, N, MPI_INT, MPI_SUM, ic[k]));
+        for (int i = 0; i < N; i++)
+            EXPECT(out[i], sumv(p->rgrp, p->rsize, i, 21 + k), "allreduce on ic %d, %d", k, i);
+        OK(MPI_Iallreduce(in, out, N, MPI_INT, MPI_MAX, ic[k], &req));
+        OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int i = 0; i < N; i++)
+            EXPECT(out[i], V(p->rgrp, p->rsize - 1, i, 21 + k), "iallreduce max on ic %d", k);
+    }
+    for (int k = 0; k < 2; k++)
+        OK(MPI_Comm_free(&ic[k]));
+
+    /* Errors: found at every process alike, nothing waits. */
+    MPI_Comm c = MPI_COMM_NULL;
+    ERR(MPI_Intercomm_create_from_groups(lg, p->lsize, rg, rl, "t", MPI_INFO_NULL,
+                                         MPI_ERRORS_RETURN, &c),
+        MPI_ERR_RANK);
+    ERR(MPI_Intercomm_create_from_groups(lg, ll, rg, -1, "t", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+        MPI_ERR_RANK);
+    ERR(MPI_Intercomm_create_from_groups(lg, ll, lg, 0, "t", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+        MPI_ERR_GROUP);
+    ERR(MPI_Intercomm_create_from_groups(rg, 0, lg, 0, "t", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+        MPI_ERR_GROUP);
+    ERR(MPI_Intercomm_create_from_groups(MPI_GROUP_NULL, 0, rg, 0, "t", MPI_INFO_NULL,
+                                         MPI_ERRORS_RETURN, &c),
+        MPI_ERR_GROUP);
+    ERR(MPI_Intercomm_create_from_groups(lg, ll, rg, rl, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                         &c),
+        MPI_ERR_ARG);
+    CHECK(c == MPI_COMM_NULL);
+    MPI_Group_free(&lg);
+    MPI_Group_free(&rg);
+    free(in);
+    free(out);
+}
+
+static void fromgroups(void)
+{
+    each_pair(t_fromgroups);
+}
+
 static const mpitest_t tests[] = {
-    {"query", query},   {"p2p", p2p}, {"colls", colls}, {"outstanding", outstanding},
-    {"merge", merge},   {"dup", dup}, {"split", split}, {"create", create},
-    {"errors", errors},
+    {"query", query},   {"p2p", p2p},
+    {"colls", colls},   {"outstanding", outstanding},
+    {"merge", merge},   {"dup", dup},
+    {"split", split},   {"create", create},
+    {"errors", errors}, {"fromgroups", fromgroups},
 };
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@
 set -u
 inter="$abs_top_builddir/test/integration/inter"
 fail=0
-all="query p2p colls outstanding merge dup split create errors"
+all="query p2p colls outstanding merge dup split create errors fromgroups"
 
 run() {
     tests=$1
