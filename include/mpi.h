@@ -1051,6 +1051,15 @@ VBT_MPI_DECL(int, Type_create_subarray,
              (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
               const int array_of_starts[], int order, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_darray,
+             (int size, int rank, int ndims, const int array_of_gsizes[],
+              const int array_of_distribs[], const int array_of_dargs[],
+              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_keyval,
              (MPI_Type_copy_attr_function * type_copy_attr_fn,
@@ -1152,6 +1161,8 @@ VBT_MPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords
 VBT_MPI_DECL(int, Cart_shift,
              (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
 VBT_MPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Cart_map,
+             (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
 VBT_MPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
 VBT_MPI_DECL(int, Graph_create,
              (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
@@ -1160,6 +1171,8 @@ VBT_MPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
 VBT_MPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
 VBT_MPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
 VBT_MPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+VBT_MPI_DECL(int, Graph_map,
+             (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
 /* The weights are pointers, not arrays: GCC reads "const int w[]" as "reads elements" and warns
  * (stringop-overread) when a program passes MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY. */
 VBT_MPI_DECL(int, Dist_graph_create_adjacent,

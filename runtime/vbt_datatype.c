@@ -304,8 +304,10 @@ void vbt_datatype_cleanup(void)
     }
     free(reg.slot);
     memset(&reg, 0, sizeof(reg));
-    for (size_t i = 0; i < sizeof(vbt_dtype_table) / sizeof(vbt_dtype_table[0]); i++)
+    for (size_t i = 0; i < sizeof(vbt_dtype_table) / sizeof(vbt_dtype_table[0]); i++) {
         vbt_attr_list_delete_quiet(&vbt_dtype_table[i].attrs);
+        vbt_dtype_table[i].f90_list = NULL; /* freed with the registry above */
+    }
 }
 
 /* ---- construction ---------------------------------------------------------------------------- */
@@ -619,6 +621,56 @@ vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *s
             break;
     }
     /* The type spans the whole array, from its start (MPI: resized to lb 0, the full extent). */
+    b.has_mark_lb = b.has_mark_ub = 1;
+    b.mark_lb = 0;
+    b.mark_ub = full;
+    return finish(&b, 0, t_p);
+}
+
+vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
+                                   const int *const *idx, int order, const vbt_dtype_t *old,
+                                   vbt_dtype_t **t_p)
+{
+    /* Dimensions slowest first, as in create_subarray; pos[k] walks the index list of the
+     * k-th slowest dimension, and the fastest one goes by runs of consecutive indices. */
+    MPI_Aint stride[ndims], full = old->extent;
+    int dim[ndims], pos[ndims];
+    builder_t b;
+    int nonempty = 1;
+
+    for (int k = 0; k < ndims; k++) {
+        dim[k] = order == MPI_ORDER_C ? k : ndims - 1 - k;
+        pos[k] = 0;
+        nonempty &= nidx[k] > 0;
+    }
+    for (int k = ndims - 1; k >= 0; k--) {
+        stride[k] = full;
+        full *= sizes[dim[k]];
+    }
+    if (builder_init(&b) != 0)
+        return VBT_ERR_NO_MEMORY;
+    while (nonempty && !b.failed) {
+        const int *fast = idx[dim[ndims - 1]];
+        int nfast = nidx[dim[ndims - 1]], k;
+        MPI_Aint disp = 0;
+
+        for (k = 0; k < ndims - 1; k++)
+            disp += (MPI_Aint)idx[dim[k]][pos[k]] * stride[k];
+        for (int i = 0; i < nfast;) {
+            int j = i + 1;
+            while (j < nfast && fast[j] == fast[j - 1] + 1)
+                j++;
+            add(&b, old, disp + (MPI_Aint)fast[i] * stride[ndims - 1], (size_t)(j - i));
+            i = j;
+        }
+        for (k = ndims - 2; k >= 0; k--) {
+            if (++pos[k] < nidx[dim[k]])
+                break;
+            pos[k] = 0;
+        }
+        if (k < 0)
+            break;
+    }
     b.has_mark_lb = b.has_mark_ub = 1;
     b.mark_lb = 0;
     b.mark_ub = full;

@@ -4,7 +4,11 @@
 #define MPITEST_NAME "types_extra"
 #include "mpitest.h"
 
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <wchar.h>
 
 /* ---- attributes ------------------------------------------------------------------------------ */
 
@@ -196,8 +200,412 @@ static void test_type_attr(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* ---- darray ---------------------------------------------------------------------------------- */
+
+static int err_class(int rc)
+{
+    int cls;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+/* The owner coordinate of index i in a dimension, from the standard's definitions. */
+static int owner(int i, int g, int distrib, int darg, int p)
+{
+    if (distrib == MPI_DISTRIBUTE_NONE)
+        return 0;
+    if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        int blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
+        return i / blk;
+    }
+    return (i / (darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg)) % p;
+}
+
+/* Build the darray of one case, pack an array whose element k holds k, and compare with the
+ * owned elements in memory order; add to covered[] how often each element was packed. */
+static void darray_case(int nd, const int *g, const int *dist, const int *darg, const int *ps,
+                        int order, MPI_Datatype old, int *covered)
+{
+    int total = 1, coords[3], r = rank, esize, pos = 0, tsize, n = 0;
+    MPI_Aint lb, ext, oext, olb;
+    MPI_Datatype t;
+    char *arr, *packed, *expect;
+
+    for (int d = 0; d < nd; d++)
+        total *= g[d];
+    for (int d = nd - 1; d >= 0; d--) {
+        coords[d] = r % ps[d];
+        r /= ps[d];
+    }
+    MPI_Type_size(old, &esize);
+    MPI_Type_get_extent(old, &olb, &oext);
+    CHECK(MPI_Type_create_darray(size, rank, nd, g, dist, darg, ps, order, old, &t) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&t) == MPI_SUCCESS);
+    MPI_Type_get_extent(t, &lb, &ext);
+    if (lb != 0 || ext != (MPI_Aint)total * oext)
+        FAIL("darray: lb %ld extent %ld, expected 0 and %ld", (long)lb, (long)ext,
+             (long)total * oext);
+    arr = xmalloc((size_t)total * (size_t)oext);
+    for (int k = 0; k < total; k++) {
+        if (old == MPI_INT)
+            ((int *)arr)[k] = k;
+        else
+            ((double *)arr)[k] = k + 0.5;
+    }
+    expect = xmalloc((size_t)total * (size_t)esize);
+    packed = xmalloc((size_t)total * (size_t)esize + 1);
+    /* Memory order: element k has index idx[d] in each dimension. */
+    for (int k = 0; k < total; k++) {
+        int rest = k, mine = 1;
+        for (int j = 0; j < nd; j++) {
+            int d = order == MPI_ORDER_C ? nd - 1 - j : j; /* fastest first */
+            int i = rest % g[d];
+            rest /= g[d];
+            mine &= owner(i, g[d], dist[d], darg[d], ps[d]) == coords[d];
+        }
+        if (mine) {
+            memcpy(expect + (size_t)n * (size_t)esize, arr + (size_t)k * (size_t)oext,
+                   (size_t)esize);
+            n++;
+            covered[k]++;
+        }
+    }
+    MPI_Type_size(t, &tsize);
+    if (tsize != n * esize)
+        FAIL("darray: size %d, expected %d elements of %d", tsize, n, esize);
+    CHECK(MPI_Pack(arr, 1, t, packed, total * esize + 1, &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(pos == n * esize);
+    if (memcmp(packed, expect, (size_t)n * (size_t)esize) != 0)
+        FAIL("darray: packed elements differ (nd %d order %s, g[0] %d dist[0] %d darg[0] %d "
+             "ps[0] %d)",
+             nd, order == MPI_ORDER_C ? "C" : "Fortran", g[0], dist[0], darg[0], ps[0]);
+    /* Unpack into a zeroed array: exactly the owned elements come back. */
+    {
+        char *back = xmalloc((size_t)total * (size_t)oext);
+        memset(back, 0, (size_t)total * (size_t)oext);
+        pos = 0;
+        CHECK(MPI_Unpack(packed, n * esize, &pos, back, 1, t, MPI_COMM_WORLD) == MPI_SUCCESS);
+        pos = 0;
+        memset(expect, 0x5a, (size_t)n * (size_t)esize);
+        CHECK(MPI_Pack(back, 1, t, expect, n * esize, &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(memcmp(packed, expect, (size_t)n * (size_t)esize) == 0);
+        free(back);
+    }
+    /* The contents say what built it. */
+    {
+        int ni, na, nt, comb, ints[4 * 3 + 4];
+        MPI_Aint a[1];
+        MPI_Datatype types[1];
+        CHECK(MPI_Type_get_envelope(t, &ni, &na, &nt, &comb) == MPI_SUCCESS);
+        CHECK(comb == MPI_COMBINER_DARRAY && ni == 4 * nd + 4 && na == 0 && nt == 1);
+        CHECK(MPI_Type_get_contents(t, ni, na, nt, ints, a, types) == MPI_SUCCESS);
+        CHECK(ints[0] == size && ints[1] == rank && ints[2] == nd && ints[3 + 4 * nd] == order);
+        for (int d = 0; d < nd; d++)
+            CHECK(ints[3 + d] == g[d] && ints[3 + nd + d] == dist[d] &&
+                  ints[3 + 2 * nd + d] == darg[d] && ints[3 + 3 * nd + d] == ps[d]);
+        CHECK(types[0] == old);
+    }
+    MPI_Type_free(&t);
+    free(arr), free(packed), free(expect);
+}
+
+/* Every element is owned by exactly one process. */
+static void check_covered(int *covered, int total)
+{
+    MPI_Allreduce(MPI_IN_PLACE, covered, total, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int k = 0; k < total; k++)
+        if (covered[k] != 1)
+            FAIL("darray: element %d packed by %d processes, expected 1", k, covered[k]);
+    memset(covered, 0, (size_t)total * sizeof(int));
+}
+
+static void test_darray(void)
+{
+    static int covered[4096];
+    const int B = MPI_DISTRIBUTE_BLOCK, C = MPI_DISTRIBUTE_CYCLIC, N = MPI_DISTRIBUTE_NONE,
+              D = MPI_DISTRIBUTE_DFLT_DARG;
+    const int orders[2] = {MPI_ORDER_C, MPI_ORDER_FORTRAN};
+    int cases = 0;
+
+    /* Hand-computed at 3 processes: 10 elements in blocks (4, 4, 2) and cyclic(2). */
+    if (size == 3) {
+        static const int blk[3][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}};
+        static const int cyc[3][4] = {{0, 1, 6, 7}, {2, 3, 8, 9}, {4, 5}};
+        int g = 10, ps = 3, d, arr[10], out[4], pos, n = rank == 2 ? 2 : 4;
+        MPI_Datatype t;
+        for (int k = 0; k < 10; k++)
+            arr[k] = 100 + k;
+        for (int which = 0; which < 2; which++) {
+            int dist = which ? C : B;
+            d = which ? 2 : D;
+            CHECK(MPI_Type_create_darray(3, rank, 1, &g, &dist, &d, &ps, MPI_ORDER_C, MPI_INT,
+                                         &t) == MPI_SUCCESS);
+            MPI_Type_commit(&t);
+            pos = 0;
+            CHECK(MPI_Pack(arr, 1, t, out, sizeof(out), &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+            CHECK(pos == n * (int)sizeof(int));
+            for (int i = 0; i < n; i++)
+                if (out[i] != 100 + (which ? cyc : blk)[rank][i])
+                    FAIL("darray 1-d %s: element %d is %d", which ? "cyclic(2)" : "block", i,
+                         out[i]);
+            MPI_Type_free(&t);
+        }
+    }
+
+    for (int oi = 0; oi < 2; oi++) {
+        int o = orders[oi];
+        /* 1-d: block, cyclic, cyclic(k), block(k) over all processes. */
+        for (int g = 1; g <= 23; g += 11) {
+            int dists[][2] = {{B, D}, {C, D}, {C, 1},
+                              {C, 2}, {C, 3}, {B, (g + size - 1) / size + 1}};
+            for (size_t i = 0; i < sizeof(dists) / sizeof(dists[0]); i++) {
+                darray_case(1, &g, &dists[i][0], &dists[i][1], &size, o, MPI_INT, covered);
+                check_covered(covered, g);
+                cases++;
+            }
+        }
+        /* 2-d on grids size x 1, 1 x size and (for even sizes) 2 x size/2. */
+        {
+            int grids[3][2] = {{size, 1}, {1, size}, {2, size / 2}};
+            int ngrids = size % 2 == 0 ? 3 : 2;
+            int g[2] = {7, 9};
+            int dd[][4] = {{B, D, B, D}, {C, D, C, 2}, {B, D, C, 3},
+                           {C, 2, B, D}, {N, D, C, D}, {C, D, N, D}};
+            for (int gi = 0; gi < ngrids; gi++)
+                for (size_t i = 0; i < sizeof(dd) / sizeof(dd[0]); i++) {
+                    int dist[2] = {dd[i][0], dd[i][2]}, darg[2] = {dd[i][1], dd[i][3]};
+                    if ((dist[0] == N && grids[gi][0] != 1) || (dist[1] == N && grids[gi][1] != 1))
+                        continue;
+                    darray_case(2, g, dist, darg, grids[gi], o, i % 2 ? MPI_DOUBLE : MPI_INT,
+                                covered);
+                    check_covered(covered, g[0] * g[1]);
+                    cases++;
+                }
+        }
+        /* 3-d: 5 x 4 x 6 on 1 x size x 1, cyclic in the middle, block and none around it. */
+        {
+            int g[3] = {5, 4, 6}, ps[3] = {1, size, 1}, dist[3] = {B, C, N}, darg[3] = {D, 1, D};
+            darray_case(3, g, dist, darg, ps, o, MPI_INT, covered);
+            check_covered(covered, 5 * 4 * 6);
+            cases++;
+        }
+    }
+    CHECK(cases > 20);
+
+    /* Errors: the grid does not match size, a block too small, NONE on several processes. */
+    {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        int g = 10, dist = B, darg = 1, ps = size + 1, two = 2;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        CHECK(err_class(MPI_Type_create_darray(size, rank, 1, &g, &dist, &darg, &ps, MPI_ORDER_C,
+                                               MPI_INT, &t)) == MPI_ERR_ARG);
+        ps = size;
+        darg = 1;
+        if (size < 10)
+            CHECK(err_class(MPI_Type_create_darray(size, rank, 1, &g, &dist, &darg, &ps,
+                                                   MPI_ORDER_C, MPI_INT, &t)) == MPI_ERR_ARG);
+        dist = N;
+        ps = 2;
+        CHECK(err_class(MPI_Type_create_darray(2, 0, 1, &g, &dist, &darg, &two, MPI_ORDER_C,
+                                               MPI_INT, &t)) == MPI_ERR_ARG);
+        dist = C;
+        darg = 0;
+        CHECK(err_class(MPI_Type_create_darray(1, 0, 1, &g, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT,
+                                               &t)) == MPI_ERR_ARG);
+        darg = D;
+        ps = 1;
+        CHECK(err_class(MPI_Type_create_darray(1, 1, 1, &g, &dist, &darg, &ps, MPI_ORDER_C, MPI_INT,
+                                               &t)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Type_create_darray(1, 0, 1, &g, &dist, &darg, &ps, 99, MPI_INT, &t)) ==
+              MPI_ERR_ARG);
+        CHECK(t == MPI_DATATYPE_NULL);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+}
+
+/* ---- Fortran 90 types and MPI_Type_match_size ------------------------------------------------ */
+
+static void check_f90(MPI_Datatype t, int combiner, int p, int r, int bytes)
+{
+    int ni, na, nt, comb, ints[2], sz;
+    CHECK(MPI_Type_get_envelope(t, &ni, &na, &nt, &comb) == MPI_SUCCESS);
+    if (comb != combiner)
+        FAIL("f90 (p %d, r %d): combiner %d, expected %d", p, r, comb, combiner);
+    CHECK(na == 0 && nt == 0 && ni == (combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2));
+    CHECK(MPI_Type_get_contents(t, 2, 0, 0, ints, NULL, NULL) == MPI_SUCCESS);
+    if (combiner == MPI_COMBINER_F90_INTEGER)
+        CHECK(ints[0] == r);
+    else
+        CHECK(ints[0] == p && ints[1] == r);
+    MPI_Type_size(t, &sz);
+    if (sz != bytes)
+        FAIL("f90 (p %d, r %d): size %d, expected %d", p, r, sz, bytes);
+}
+
+static void test_f90(void)
+{
+    const int U = MPI_UNDEFINED;
+    MPI_Datatype t, t2, c;
+    int rc;
+
+    static const int int_r[][2] = {{1, 1}, {2, 1},  {3, 2},  {4, 2},   {5, 4},
+                                   {9, 4}, {10, 8}, {18, 8}, {19, 16}, {38, 16}};
+    for (size_t i = 0; i < sizeof(int_r) / sizeof(int_r[0]); i++) {
+        CHECK(MPI_Type_create_f90_integer(int_r[i][0], &t) == MPI_SUCCESS);
+        check_f90(t, MPI_COMBINER_F90_INTEGER, 0, int_r[i][0], int_r[i][1]);
+        /* Asking again gives the same handle. */
+        CHECK(MPI_Type_create_f90_integer(int_r[i][0], &t2) == MPI_SUCCESS && t2 == t);
+    }
+    static const int real_pr[][3] = {{6, U, 4},   {U, 37, 4},   {6, 37, 4},
+                                     {7, U, 8},   {U, 38, 8},   {15, 307, 8},
+                                     {16, U, 16}, {U, 308, 16}, {33, 4931, 16}};
+    for (size_t i = 0; i < sizeof(real_pr) / sizeof(real_pr[0]); i++) {
+        int p = real_pr[i][0], r = real_pr[i][1];
+        CHECK(MPI_Type_create_f90_real(p, r, &t) == MPI_SUCCESS);
+        check_f90(t, MPI_COMBINER_F90_REAL, p, r, real_pr[i][2]);
+        CHECK(MPI_Type_create_f90_complex(p, r, &c) == MPI_SUCCESS);
+        check_f90(c, MPI_COMBINER_F90_COMPLEX, p, r, 2 * real_pr[i][2]);
+        CHECK(c != t);
+    }
+    /* (6, U) and (6, 37) are both REAL(4) but distinct types, as the envelopes differ. */
+    CHECK(MPI_Type_create_f90_real(6, U, &t) == MPI_SUCCESS);
+    CHECK(MPI_Type_create_f90_real(6, 37, &t2) == MPI_SUCCESS && t != t2);
+
+    /* They carry data as the named type: pack an INTEGER(8) and a REAL(8). */
+    {
+        long long v = 0x0102030405060708LL, out = 0;
+        double dv = 3.25, dout = 0;
+        int pos = 0;
+        char buf[16];
+        CHECK(MPI_Type_create_f90_integer(15, &t) == MPI_SUCCESS);
+        CHECK(MPI_Pack(&v, 1, t, buf, sizeof(buf), &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(MPI_Type_create_f90_real(12, U, &t2) == MPI_SUCCESS);
+        CHECK(MPI_Pack(&dv, 1, t2, buf, sizeof(buf), &pos, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(pos == 16);
+        pos = 0;
+        CHECK(MPI_Unpack(buf, 16, &pos, &out, 1, MPI_INTEGER8, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(MPI_Unpack(buf, 16, &pos, &dout, 1, MPI_REAL8, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(out == v && dout == dv);
+        /* Reductions take them as the named type. */
+        long long sum = 0, mine = rank + 1;
+        CHECK(MPI_Allreduce(&mine, &sum, 1, t, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(sum == (long long)size * (size + 1) / 2);
+        /* Derived types may be built on them. */
+        CHECK(MPI_Type_contiguous(3, t, &c) == MPI_SUCCESS);
+        CHECK(MPI_Type_free(&c) == MPI_SUCCESS);
+    }
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Type_create_f90_integer(4, &t) == MPI_SUCCESS);
+    rc = MPI_Type_free(&t); /* predefined: may not be freed */
+    CHECK(err_class(rc) == MPI_ERR_TYPE && t != MPI_DATATYPE_NULL);
+    CHECK(err_class(MPI_Type_create_f90_integer(39, &t)) == MPI_ERR_ARG);
+    CHECK(err_class(MPI_Type_create_f90_real(34, U, &t)) == MPI_ERR_ARG);
+    CHECK(err_class(MPI_Type_create_f90_real(U, 4932, &t)) == MPI_ERR_ARG);
+    CHECK(err_class(MPI_Type_create_f90_complex(U, U, &t)) == MPI_ERR_ARG);
+    CHECK(err_class(MPI_Type_create_f90_real(6, 37, NULL)) == MPI_ERR_ARG);
+
+    /* MPI_Type_match_size: the named types by class and size. */
+    {
+        static const struct {
+            int cls, bytes;
+            MPI_Datatype want;
+        } m[] = {
+            {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},   {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+            {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},   {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+            {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16}, {MPI_TYPECLASS_REAL, 2, MPI_REAL2},
+            {MPI_TYPECLASS_REAL, 4, MPI_REAL4},         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+            {MPI_TYPECLASS_REAL, 16, MPI_REAL16},       {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},
+            {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},   {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16},
+            {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
+        };
+        for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+            t = MPI_DATATYPE_NULL;
+            CHECK(MPI_Type_match_size(m[i].cls, m[i].bytes, &t) == MPI_SUCCESS);
+            if (t != m[i].want)
+                FAIL("MPI_Type_match_size(%d, %d) gave the wrong type", m[i].cls, m[i].bytes);
+        }
+        CHECK(err_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 32, &t)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 0, &t)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Type_match_size(77, 4, &t)) == MPI_ERR_ARG);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* ---- topology maps --------------------------------------------------------------------------- */
+
+static void test_topo_map(void)
+{
+    int newrank, crank;
+    MPI_Comm cart;
+
+    for (int d0 = 1; d0 <= size; d0++) {
+        for (int d1 = 1; d0 * d1 <= size; d1++) {
+            int dims[2] = {d0, d1}, periods[2] = {0, 1};
+            CHECK(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &newrank) == MPI_SUCCESS);
+            if (newrank != (rank < d0 * d1 ? rank : MPI_UNDEFINED))
+                FAIL("MPI_Cart_map(%d x %d): newrank %d", d0, d1, newrank);
+            /* The rank MPI_Cart_create then gives. */
+            CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &cart) == MPI_SUCCESS);
+            if (newrank == MPI_UNDEFINED) {
+                CHECK(cart == MPI_COMM_NULL);
+            } else {
+                MPI_Comm_rank(cart, &crank);
+                CHECK(crank == newrank);
+                MPI_Comm_free(&cart);
+            }
+        }
+    }
+    /* A ring of n nodes. */
+    for (int n = 1; n <= size; n++) {
+        int index[7], edges[14], e = 0;
+        for (int i = 0; i < n; i++) {
+            if (n > 1) {
+                edges[e++] = (i + n - 1) % n;
+                edges[e++] = (i + 1) % n;
+            }
+            index[i] = e;
+        }
+        CHECK(MPI_Graph_map(MPI_COMM_WORLD, n, index, edges, &newrank) == MPI_SUCCESS);
+        if (newrank != (rank < n ? rank : MPI_UNDEFINED))
+            FAIL("MPI_Graph_map(ring of %d): newrank %d", n, newrank);
+        CHECK(MPI_Graph_create(MPI_COMM_WORLD, n, index, edges, 0, &cart) == MPI_SUCCESS);
+        if (newrank == MPI_UNDEFINED) {
+            CHECK(cart == MPI_COMM_NULL);
+        } else {
+            MPI_Comm_rank(cart, &crank);
+            CHECK(crank == newrank);
+            MPI_Comm_free(&cart);
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    {
+        int dims[2] = {size + 1, 1}, periods[2] = {0, 0}, index[2] = {1, 0}, edges[1] = {1};
+        CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &newrank)) ==
+              MPI_ERR_TOPOLOGY);
+        dims[0] = 0;
+        CHECK(err_class(MPI_Cart_map(MPI_COMM_WORLD, 2, dims, periods, &newrank)) == MPI_ERR_DIMS);
+        CHECK(err_class(MPI_Graph_map(MPI_COMM_WORLD, size + 1, index, edges, &newrank)) ==
+              MPI_ERR_ARG);
+        if (size >= 2)
+            CHECK(err_class(MPI_Graph_map(MPI_COMM_WORLD, 2, index, edges, &newrank)) ==
+                  MPI_ERR_ARG); /* index decreases */
+        index[1] = 1;
+        edges[0] = 5;
+        if (size >= 2)
+            CHECK(err_class(MPI_Graph_map(MPI_COMM_WORLD, 2, index, edges, &newrank)) ==
+                  MPI_ERR_ARG); /* edge to a node that is not there */
+        CHECK(err_class(MPI_Cart_map(MPI_COMM_NULL, 1, dims, periods, &newrank)) == MPI_ERR_COMM);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 static const mpitest_t tests[] = {
     {"type_attr", test_type_attr},
+    {"darray", test_darray},
+    {"f90", test_f90},
+    {"topo_map", test_topo_map},
 };
 
 int main(int argc, char **argv)
