@@ -1095,6 +1095,14 @@ VBT_MPI_DECL(int, Unpack,
              (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
               MPI_Datatype datatype, MPI_Comm comm));
 VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Pack_external,
+             (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+              void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+VBT_MPI_DECL(int, Unpack_external,
+             (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+              void *outbuf, int outcount, MPI_Datatype datatype));
+VBT_MPI_DECL(int, Pack_external_size,
+             (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
 VBT_MPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
 VBT_MPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));

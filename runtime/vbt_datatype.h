@@ -27,10 +27,12 @@ typedef struct {
     size_t pos;
 } vbt_dtype_block_t;
 
-/* A run of count basic elements of size bytes each, in packed order (MPI_Get_elements). */
+/* A run of count basic elements of the predefined type (size bytes each), in packed order
+ * (MPI_Get_elements counts them, MPI_Pack_external converts them). */
 typedef struct {
     size_t size;
     size_t count;
+    MPI_Datatype type;
 } vbt_dtype_run_t;
 
 struct vbt_attr;

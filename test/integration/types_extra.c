@@ -601,11 +601,234 @@ static void test_topo_map(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* ---- external32 ------------------------------------------------------------------------------ */
+
+/* Pack count of dt at buf in external32 and compare with the bytes expected (n of them), then
+ * unpack them into out and compare out with buf over len bytes. */
+static void ext_case(const char *what, const void *buf, int count, MPI_Datatype dt,
+                     const unsigned char *want, int n, void *out, size_t len)
+{
+    unsigned char packed[256];
+    MPI_Aint pos = 0, sz = -1;
+
+    CHECK(MPI_Pack_external_size("external32", count, dt, &sz) == MPI_SUCCESS);
+    if (sz != n)
+        FAIL("external32 %s: MPI_Pack_external_size says %ld, expected %d", what, (long)sz, n);
+    memset(packed, 0xee, sizeof(packed));
+    CHECK(MPI_Pack_external("external32", buf, count, dt, packed, sizeof(packed), &pos) ==
+          MPI_SUCCESS);
+    CHECK(pos == n && packed[n] == 0xee);
+    for (int i = 0; i < n; i++)
+        if (packed[i] != want[i])
+            FAIL("external32 %s: byte %d is 0x%02x, expected 0x%02x", what, i, packed[i], want[i]);
+    if (out != NULL) {
+        pos = 0;
+        CHECK(MPI_Unpack_external("external32", packed, n, &pos, out, count, dt) == MPI_SUCCESS);
+        CHECK(pos == n);
+        if (memcmp(out, buf, len) != 0)
+            FAIL("external32 %s: the round trip changed the data", what);
+    }
+}
+
+static void test_external32(void)
+{
+    {
+        int v[2] = {0x01020304, -2}, o[2];
+        static const unsigned char w[] = {1, 2, 3, 4, 0xff, 0xff, 0xff, 0xfe};
+        ext_case("int", v, 2, MPI_INT, w, 8, o, sizeof(v));
+    }
+    {
+        long v[2] = {0x12345678L, -5L}, o[2];
+        static const unsigned char w[] = {0x12, 0x34, 0x56, 0x78, 0xff, 0xff, 0xff, 0xfb};
+        ext_case("long", v, 2, MPI_LONG, w, 8, o, sizeof(v));
+        unsigned long u = 0xfffffffful, uo;
+        static const unsigned char wu[] = {0xff, 0xff, 0xff, 0xff};
+        ext_case("unsigned long", &u, 1, MPI_UNSIGNED_LONG, wu, 4, &uo, sizeof(u));
+    }
+    {
+        short v = 0x0102, o;
+        static const unsigned char w[] = {1, 2};
+        ext_case("short", &v, 1, MPI_SHORT, w, 2, &o, sizeof(v));
+        long long ll = -0x0102030405060708LL, llo;
+        static const unsigned char wl[] = {0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8, 0xf8};
+        ext_case("long long", &ll, 1, MPI_LONG_LONG, wl, 8, &llo, sizeof(ll));
+    }
+    {
+        float f = 1.0f, fo;
+        double d[2] = {1.0, -2.5}, dout[2];
+        static const unsigned char wf[] = {0x3f, 0x80, 0, 0};
+        static const unsigned char wd[] = {0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0xc0, 4, 0, 0, 0, 0, 0, 0};
+        ext_case("float", &f, 1, MPI_FLOAT, wf, 4, &fo, sizeof(f));
+        ext_case("double", d, 2, MPI_DOUBLE, wd, 16, dout, sizeof(d));
+        double z[2] = {1.0, 2.0}, zo[2];
+        static const unsigned char wz[] = {0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0};
+        ext_case("double complex", z, 1, MPI_C_DOUBLE_COMPLEX, wz, 16, zo, sizeof(z));
+    }
+    {
+        /* long double goes as the 16-byte IEEE quad: 1.0 and -2.5. */
+        long double v[2] = {1.0L, -2.5L}, o[2];
+        unsigned char w[32] = {0x3f, 0xff};
+        w[16] = 0xc0;
+        w[17] = 0x00;
+        w[18] = 0x40;
+        ext_case("long double", v, 2, MPI_LONG_DOUBLE, w, 32, NULL, 0);
+        MPI_Aint pos = 0;
+        unsigned char packed[32];
+        CHECK(MPI_Pack_external("external32", v, 2, MPI_LONG_DOUBLE, packed, 32, &pos) ==
+              MPI_SUCCESS);
+        pos = 0;
+        CHECK(MPI_Unpack_external("external32", packed, 32, &pos, o, 2, MPI_LONG_DOUBLE) ==
+              MPI_SUCCESS);
+        CHECK(o[0] == 1.0L && o[1] == -2.5L);
+        /* Round trips of values with every significand bit used, tiny and huge ones. */
+        long double r[6] = {1.0L / 3.0L, -LDBL_MAX, LDBL_MIN, LDBL_MIN / 1024.0L, 0.0L, -0.0L};
+        long double ro[6];
+        unsigned char p6[96];
+        pos = 0;
+        CHECK(MPI_Pack_external("external32", r, 6, MPI_LONG_DOUBLE, p6, 96, &pos) == MPI_SUCCESS);
+        pos = 0;
+        CHECK(MPI_Unpack_external("external32", p6, 96, &pos, ro, 6, MPI_LONG_DOUBLE) ==
+              MPI_SUCCESS);
+        for (int i = 0; i < 6; i++)
+            if (ro[i] != r[i] || signbit(ro[i]) != signbit(r[i]))
+                FAIL("external32 long double: value %d changed in the round trip", i);
+        CHECK(p6[80] == 0x80 && p6[81] == 0); /* -0.0 */
+        /* A quad with more precision than x87 rounds to nearest: 1 + 2^-100 is 1. */
+        unsigned char q[16] = {0x3f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0};
+        long double one;
+        pos = 0;
+        CHECK(MPI_Unpack_external("external32", q, 16, &pos, &one, 1, MPI_LONG_DOUBLE) ==
+              MPI_SUCCESS);
+        CHECK(one == 1.0L);
+        /* 1.5 */
+        q[2] = 0x80;
+        q[12] = 0;
+        pos = 0;
+        CHECK(MPI_Unpack_external("external32", q, 16, &pos, &one, 1, MPI_LONG_DOUBLE) ==
+              MPI_SUCCESS);
+        CHECK(one == 1.5L);
+    }
+    {
+        _Bool b[2] = {1, 0}, bo[2];
+        static const unsigned char wb[] = {1, 0};
+        ext_case("bool", b, 2, MPI_C_BOOL, wb, 2, bo, sizeof(b));
+        wchar_t wc = L'A', wco;
+        static const unsigned char ww[] = {0, 0x41};
+        ext_case("wchar_t", &wc, 1, MPI_WCHAR, ww, 2, &wco, sizeof(wc));
+    }
+    {
+        /* MPI_DOUBLE_INT: 8 + 4 bytes, no padding. */
+        struct {
+            double d;
+            int i;
+        } v = {1.0, 7}, o;
+        static const unsigned char w[] = {0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+        memset(&o, 0, sizeof(o));
+        ext_case("double_int", &v, 1, MPI_DOUBLE_INT, w, 12, NULL, 0);
+        MPI_Aint pos = 0;
+        CHECK(MPI_Unpack_external("external32", w, 12, &pos, &o, 1, MPI_DOUBLE_INT) == MPI_SUCCESS);
+        CHECK(o.d == 1.0 && o.i == 7);
+    }
+    {
+        /* A struct of char, long, double (13 bytes in external32), two of them. */
+        struct s {
+            char c;
+            long l;
+            double d;
+        } v[2] = {{'x', -1, 0.5}, {'y', 0x7fffffff, -0.0}}, o[2];
+        int bl[3] = {1, 1, 1};
+        MPI_Aint disp[3] = {offsetof(struct s, c), offsetof(struct s, l), offsetof(struct s, d)};
+        MPI_Datatype types[3] = {MPI_CHAR, MPI_LONG, MPI_DOUBLE}, st, vec;
+        static const unsigned char w[] = {'x',  0xff, 0xff, 0xff, 0xff, 0x3f, 0xe0, 0,    0,
+                                          0,    0,    0,    0,    'y',  0x7f, 0xff, 0xff, 0xff,
+                                          0x80, 0,    0,    0,    0,    0,    0,    0};
+        CHECK(MPI_Type_create_struct(3, bl, disp, types, &st) == MPI_SUCCESS);
+        CHECK(MPI_Type_commit(&st) == MPI_SUCCESS);
+        memset(o, 0, sizeof(o));
+        ext_case("struct", v, 2, st, w, 26, NULL, 0);
+        MPI_Aint pos = 0;
+        CHECK(MPI_Unpack_external("external32", w, 26, &pos, o, 2, st) == MPI_SUCCESS);
+        for (int i = 0; i < 2; i++)
+            CHECK(o[i].c == v[i].c && o[i].l == v[i].l && o[i].d == v[i].d &&
+                  signbit(o[i].d) == signbit(v[i].d));
+        MPI_Type_free(&st);
+        /* A vector of ints: the gaps are skipped both ways. */
+        int iv[10], io[10];
+        unsigned char wv[24];
+        for (int i = 0; i < 10; i++)
+            iv[i] = 0x10203000 + i + rank;
+        CHECK(MPI_Type_vector(3, 2, 4, MPI_INT, &vec) == MPI_SUCCESS);
+        CHECK(MPI_Type_commit(&vec) == MPI_SUCCESS);
+        for (int b = 0, k = 0; b < 3; b++)
+            for (int j = 0; j < 2; j++, k++) {
+                int x = iv[4 * b + j];
+                wv[4 * k] = (unsigned char)(x >> 24), wv[4 * k + 1] = (unsigned char)(x >> 16);
+                wv[4 * k + 2] = (unsigned char)(x >> 8), wv[4 * k + 3] = (unsigned char)x;
+            }
+        ext_case("vector", iv, 1, vec, wv, 24, NULL, 0);
+        memset(io, 0x33, sizeof(io));
+        MPI_Aint p2 = 0;
+        CHECK(MPI_Unpack_external("external32", wv, 24, &p2, io, 1, vec) == MPI_SUCCESS);
+        for (int i = 0; i < 10; i++)
+            CHECK(io[i] == (i % 4 < 2 ? iv[i] : 0x33333333));
+        MPI_Type_free(&vec);
+    }
+    {
+        /* Sizes of the standard's table. */
+        static const struct {
+            MPI_Datatype t;
+            int n;
+        } sz[] = {{MPI_LONG, 4},
+                  {MPI_UNSIGNED_LONG, 4},
+                  {MPI_WCHAR, 2},
+                  {MPI_LONG_DOUBLE, 16},
+                  {MPI_C_LONG_DOUBLE_COMPLEX, 32},
+                  {MPI_C_BOOL, 1},
+                  {MPI_AINT, 8},
+                  {MPI_COUNT, 8},
+                  {MPI_INTEGER16, 16},
+                  {MPI_COMPLEX4, 4},
+                  {MPI_LONG_INT, 8},
+                  {MPI_SHORT_INT, 6}};
+        for (size_t i = 0; i < sizeof(sz) / sizeof(sz[0]); i++) {
+            MPI_Aint n;
+            CHECK(MPI_Pack_external_size("external32", 3, sz[i].t, &n) == MPI_SUCCESS);
+            if (n != 3 * sz[i].n)
+                FAIL("MPI_Pack_external_size of type %zu: %ld, expected %d", i, (long)n,
+                     3 * sz[i].n);
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    {
+        long big = 0x100000000L;
+        wchar_t wbig = 0x10000;
+        unsigned char out[16];
+        MPI_Aint pos = 0, n;
+        int v = 1;
+        CHECK(err_class(MPI_Pack_external("external32", &big, 1, MPI_LONG, out, 16, &pos)) ==
+              MPI_ERR_CONVERSION);
+        CHECK(pos == 0);
+        CHECK(err_class(MPI_Pack_external("external32", &wbig, 1, MPI_WCHAR, out, 16, &pos)) ==
+              MPI_ERR_CONVERSION);
+        CHECK(err_class(MPI_Pack_external("native", &v, 1, MPI_INT, out, 16, &pos)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Pack_external_size("external64", 1, MPI_INT, &n)) == MPI_ERR_ARG);
+        CHECK(err_class(MPI_Unpack_external("internal", out, 16, &pos, &v, 1, MPI_INT)) ==
+              MPI_ERR_ARG);
+        pos = 14;
+        CHECK(err_class(MPI_Pack_external("external32", &v, 1, MPI_INT, out, 16, &pos)) ==
+              MPI_ERR_TRUNCATE);
+        CHECK(err_class(MPI_Unpack_external("external32", out, 16, &pos, &v, 1, MPI_INT)) ==
+              MPI_ERR_TRUNCATE);
+        CHECK(pos == 14);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
 static const mpitest_t tests[] = {
-    {"type_attr", test_type_attr},
-    {"darray", test_darray},
-    {"f90", test_f90},
-    {"topo_map", test_topo_map},
+    {"type_attr", test_type_attr}, {"darray", test_darray},         {"f90", test_f90},
+    {"topo_map", test_topo_map},   {"external32", test_external32},
 };
 
 int main(int argc, char **argv)
