@@ -1078,6 +1078,15 @@ VBT_MPI_DECL(int, Type_create_subarray,
              (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
               const int array_of_starts[], int order, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_darray,
+             (int size, int rank, int ndims, const int array_of_gsizes[],
+              const int array_of_distribs[], const int array_of_dargs[],
+              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_keyval,
              (MPI_Type_copy_attr_function * type_copy_attr_fn,
@@ -1113,6 +1122,14 @@ VBT_MPI_DECL(int, Unpack,
              (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
               MPI_Datatype datatype, MPI_Comm comm));
 VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Pack_external,
+             (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+              void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+VBT_MPI_DECL(int, Unpack_external,
+             (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+              void *outbuf, int outcount, MPI_Datatype datatype));
+VBT_MPI_DECL(int, Pack_external_size,
+             (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
 VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
 VBT_MPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
 VBT_MPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
@@ -1189,6 +1206,8 @@ VBT_MPI_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords
 VBT_MPI_DECL(int, Cart_shift,
              (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest));
 VBT_MPI_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+VBT_MPI_DECL(int, Cart_map,
+             (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank));
 VBT_MPI_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]));
 VBT_MPI_DECL(int, Graph_create,
              (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
@@ -1197,6 +1216,8 @@ VBT_MPI_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
 VBT_MPI_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
 VBT_MPI_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors));
 VBT_MPI_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+VBT_MPI_DECL(int, Graph_map,
+             (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank));
 /* The weights are pointers, not arrays: GCC reads "const int w[]" as "reads elements" and warns
  * (stringop-overread) when a program passes MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY. */
 VBT_MPI_DECL(int, Dist_graph_create_adjacent,

@@ -42,14 +42,15 @@ static vbt_dtype_t *predef(MPI_Datatype dt, const char *name, size_t size, size_
     t->blocks[0] = (vbt_dtype_block_t){.off = 0, .len = size, .pos = 0};
     t->nruns = 1;
     t->runs = t->inl_run;
-    t->runs[0] = (vbt_dtype_run_t){.size = size, .count = 1};
+    t->runs[0] = (vbt_dtype_run_t){.size = size, .count = 1, .type = dt};
     strncpy(t->name, name, sizeof(t->name) - 1);
     return t;
 }
 
-/* A value of size1 bytes at 0 and one of size2 at off2, in an element of extent bytes. */
-static void predef_pair(MPI_Datatype dt, const char *name, size_t size1, size_t off2, size_t size2,
-                        size_t extent, size_t align)
+/* A value of type1 (size1 bytes) at 0 and one of type2 (size2 bytes) at off2, in an element of
+ * extent bytes. */
+static void predef_pair(MPI_Datatype dt, const char *name, MPI_Datatype type1, size_t size1,
+                        size_t off2, MPI_Datatype type2, size_t size2, size_t extent, size_t align)
 {
     vbt_dtype_t *t = predef(dt, name, size1 + size2, align);
 
@@ -64,18 +65,18 @@ static void predef_pair(MPI_Datatype dt, const char *name, size_t size1, size_t 
         t->blocks[1] = (vbt_dtype_block_t){.off = (MPI_Aint)off2, .len = size2, .pos = size1};
     }
     t->contig = t->nblocks == 1 && (MPI_Aint)t->size == t->extent;
-    if (size1 == size2) {
-        t->runs[0] = (vbt_dtype_run_t){.size = size1, .count = 2};
+    if (type1 == type2) {
+        t->runs[0] = (vbt_dtype_run_t){.size = size1, .count = 2, .type = type1};
     } else {
         t->nruns = 2;
-        t->runs[0] = (vbt_dtype_run_t){.size = size1, .count = 1};
-        t->runs[1] = (vbt_dtype_run_t){.size = size2, .count = 1};
+        t->runs[0] = (vbt_dtype_run_t){.size = size1, .count = 1, .type = type1};
+        t->runs[1] = (vbt_dtype_run_t){.size = size2, .count = 1, .type = type2};
     }
 }
 
 #define BASIC(_dt, _ctype) predef(_dt, #_dt, sizeof(_ctype), _Alignof(_ctype))
-#define PAIRT(_dt, _a, _b)                                                                         \
-    predef_pair(_dt, #_dt, sizeof(_a), offsetof(PAIR(_a, _b), i), sizeof(_b),                      \
+#define PAIRT(_dt, _a, _ta, _b, _tb)                                                               \
+    predef_pair(_dt, #_dt, _ta, sizeof(_a), offsetof(PAIR(_a, _b), i), _tb, sizeof(_b),            \
                 sizeof(PAIR(_a, _b)), _Alignof(PAIR(_a, _b)))
 
 void vbt_datatype_init(void)
@@ -135,15 +136,16 @@ void vbt_datatype_init(void)
     BASIC(MPI_LONG_DOUBLE, long double);
     BASIC(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex);
     BASIC(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex);
-    PAIRT(MPI_FLOAT_INT, float, int);
-    PAIRT(MPI_DOUBLE_INT, double, int);
-    PAIRT(MPI_LONG_INT, long, int);
-    PAIRT(MPI_2INT, int, int);
-    PAIRT(MPI_SHORT_INT, short, int);
-    PAIRT(MPI_LONG_DOUBLE_INT, long double, int);
-    predef_pair(MPI_2REAL, "MPI_2REAL", 4, 4, 4, 8, 4);
-    predef_pair(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 8, 8, 8, 16, 8);
-    predef_pair(MPI_2INTEGER, "MPI_2INTEGER", 4, 4, 4, 8, 4);
+    PAIRT(MPI_FLOAT_INT, float, MPI_FLOAT, int, MPI_INT);
+    PAIRT(MPI_DOUBLE_INT, double, MPI_DOUBLE, int, MPI_INT);
+    PAIRT(MPI_LONG_INT, long, MPI_LONG, int, MPI_INT);
+    PAIRT(MPI_2INT, int, MPI_INT, int, MPI_INT);
+    PAIRT(MPI_SHORT_INT, short, MPI_SHORT, int, MPI_INT);
+    PAIRT(MPI_LONG_DOUBLE_INT, long double, MPI_LONG_DOUBLE, int, MPI_INT);
+    predef_pair(MPI_2REAL, "MPI_2REAL", MPI_REAL, 4, 4, MPI_REAL, 4, 8, 4);
+    predef_pair(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, 8, 8,
+                MPI_DOUBLE_PRECISION, 8, 16, 8);
+    predef_pair(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER, 4, 4, MPI_INTEGER, 4, 8, 4);
     BASIC(MPI_C_BOOL, bool);
     BASIC(MPI_CXX_BOOL, bool);
     BASIC(MPI_WCHAR, wchar_t);
@@ -304,8 +306,10 @@ void vbt_datatype_cleanup(void)
     }
     free(reg.slot);
     memset(&reg, 0, sizeof(reg));
-    for (size_t i = 0; i < sizeof(vbt_dtype_table) / sizeof(vbt_dtype_table[0]); i++)
+    for (size_t i = 0; i < sizeof(vbt_dtype_table) / sizeof(vbt_dtype_table[0]); i++) {
         vbt_attr_list_delete_quiet(&vbt_dtype_table[i].attrs);
+        vbt_dtype_table[i].f90_list = NULL; /* freed with the registry above */
+    }
 }
 
 /* ---- construction ---------------------------------------------------------------------------- */
@@ -389,13 +393,13 @@ static void add_block(builder_t *b, MPI_Aint off, size_t len)
     t->blocks[t->nblocks++] = (vbt_dtype_block_t){.off = off, .len = len};
 }
 
-static void add_run(builder_t *b, size_t size, size_t count)
+static void add_run(builder_t *b, size_t size, size_t count, MPI_Datatype type)
 {
     vbt_dtype_t *t = b->t;
 
     if (count == 0)
         return;
-    if (t->nruns > 0 && t->runs[t->nruns - 1].size == size) {
+    if (t->nruns > 0 && t->runs[t->nruns - 1].type == type) {
         t->runs[t->nruns - 1].count += count;
         return;
     }
@@ -407,7 +411,7 @@ static void add_run(builder_t *b, size_t size, size_t count)
         }
         t->runs = n;
     }
-    t->runs[t->nruns++] = (vbt_dtype_run_t){.size = size, .count = count};
+    t->runs[t->nruns++] = (vbt_dtype_run_t){.size = size, .count = count, .type = type};
 }
 
 static MPI_Aint amin(MPI_Aint a, MPI_Aint b)
@@ -472,11 +476,11 @@ static void add(builder_t *b, const vbt_dtype_t *c, MPI_Aint disp, size_t count)
                 add_block(b, disp + (MPI_Aint)i * c->extent + c->blocks[j].off, c->blocks[j].len);
     }
     if (c->nruns == 1) {
-        add_run(b, c->runs[0].size, count * c->runs[0].count);
+        add_run(b, c->runs[0].size, count * c->runs[0].count, c->runs[0].type);
     } else {
         for (size_t i = 0; i < count && !b->failed; i++)
             for (size_t j = 0; j < c->nruns; j++)
-                add_run(b, c->runs[j].size, c->runs[j].count);
+                add_run(b, c->runs[j].size, c->runs[j].count, c->runs[j].type);
     }
 }
 
@@ -619,6 +623,56 @@ vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *s
             break;
     }
     /* The type spans the whole array, from its start (MPI: resized to lb 0, the full extent). */
+    b.has_mark_lb = b.has_mark_ub = 1;
+    b.mark_lb = 0;
+    b.mark_ub = full;
+    return finish(&b, 0, t_p);
+}
+
+vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
+                                   const int *const *idx, int order, const vbt_dtype_t *old,
+                                   vbt_dtype_t **t_p)
+{
+    /* Dimensions slowest first, as in create_subarray; pos[k] walks the index list of the
+     * k-th slowest dimension, and the fastest one goes by runs of consecutive indices. */
+    MPI_Aint stride[ndims], full = old->extent;
+    int dim[ndims], pos[ndims];
+    builder_t b;
+    int nonempty = 1;
+
+    for (int k = 0; k < ndims; k++) {
+        dim[k] = order == MPI_ORDER_C ? k : ndims - 1 - k;
+        pos[k] = 0;
+        nonempty &= nidx[k] > 0;
+    }
+    for (int k = ndims - 1; k >= 0; k--) {
+        stride[k] = full;
+        full *= sizes[dim[k]];
+    }
+    if (builder_init(&b) != 0)
+        return VBT_ERR_NO_MEMORY;
+    while (nonempty && !b.failed) {
+        const int *fast = idx[dim[ndims - 1]];
+        int nfast = nidx[dim[ndims - 1]], k;
+        MPI_Aint disp = 0;
+
+        for (k = 0; k < ndims - 1; k++)
+            disp += (MPI_Aint)idx[dim[k]][pos[k]] * stride[k];
+        for (int i = 0; i < nfast;) {
+            int j = i + 1;
+            while (j < nfast && fast[j] == fast[j - 1] + 1)
+                j++;
+            add(&b, old, disp + (MPI_Aint)fast[i] * stride[ndims - 1], (size_t)(j - i));
+            i = j;
+        }
+        for (k = ndims - 2; k >= 0; k--) {
+            if (++pos[k] < nidx[dim[k]])
+                break;
+            pos[k] = 0;
+        }
+        if (k < 0)
+            break;
+    }
     b.has_mark_lb = b.has_mark_ub = 1;
     b.mark_lb = 0;
     b.mark_ub = full;

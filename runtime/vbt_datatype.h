@@ -27,10 +27,12 @@ typedef struct {
     size_t pos;
 } vbt_dtype_block_t;
 
-/* A run of count basic elements of size bytes each, in packed order (MPI_Get_elements). */
+/* A run of count basic elements of the predefined type (size bytes each), in packed order
+ * (MPI_Get_elements counts them, MPI_Pack_external converts them). */
 typedef struct {
     size_t size;
     size_t count;
+    MPI_Datatype type;
 } vbt_dtype_run_t;
 
 struct vbt_attr;
@@ -42,6 +44,7 @@ struct vbt_dtype {
     uint8_t contig;    /* count elements are count * size bytes at buf + true_lb */
     uint8_t sticky_lb; /* lb / ub were set explicitly (MPI_Type_create_resized) */
     uint8_t sticky_ub;
+    uint8_t f90;     /* from MPI_Type_create_f90_*: predefined for the application, not freed */
     size_t size;     /* bytes of data in one element (MPI_Type_size) */
     MPI_Aint extent; /* ub - lb: how far apart consecutive elements are */
     MPI_Aint lb, ub;
@@ -70,6 +73,9 @@ struct vbt_dtype {
     /* MPI_Type_set_attr (predefined types too); the delete callbacks run at MPI_Type_free of
      * the last handle (runtime/api/type_attr.c), what is left at MPI_Finalize goes quietly. */
     struct vbt_attr *attrs;
+    /* A predefined Fortran type: the MPI_Type_create_f90_* types made from it, chained through
+     * f90_next (runtime/api/type_f90.c). */
+    vbt_dtype_t *f90_list, *f90_next;
 };
 
 /* Compatibility name for the first users of this header (size and extent). */
@@ -152,6 +158,12 @@ vbt_status_t vbt_dtype_create_resized(const vbt_dtype_t *old, MPI_Aint lb, MPI_A
 vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *subsizes,
                                        const int *starts, int order, const vbt_dtype_t *old,
                                        vbt_dtype_t **t_p);
+/* The elements of an array of sizes[d] elements of old per dimension d (order: MPI_ORDER_C
+ * or MPI_ORDER_FORTRAN) whose index in dimension d is one of the nidx[d] increasing idx[d][]:
+ * in array order, lb 0, extent the whole array (MPI_Type_create_darray). */
+vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
+                                   const int *const *idx, int order, const vbt_dtype_t *old,
+                                   vbt_dtype_t **t_p);
 vbt_status_t vbt_dtype_dup(const vbt_dtype_t *old, vbt_dtype_t **t_p);
 
 /* Record what built t (MPI_Type_get_envelope/get_contents); takes a reference on each derived

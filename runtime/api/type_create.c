@@ -398,10 +398,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     vbt_dtype_t *t;
 
     VBT_API_CHECK(check_type_at(call, datatype, &t));
-    if (t->predefined)
+    if (t->predefined || t->f90)
         return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
-                               "argument datatype is the predefined %s, which cannot be freed",
-                               t->name);
+                               "argument datatype is the predefined %s%s, which cannot be freed",
+                               t->name, t->f90 ? " (from MPI_Type_create_f90_*)" : "");
     /* The last handle: the attributes go, through their delete callbacks; a callback that
      * fails keeps the type (and the attributes not yet deleted). */
     if (t->handles == 1) {
