@@ -4,8 +4,10 @@
 # subtest; then the outstanding/idup subtests with the progress mode that sleeps at once
 # (block), where only the progress hook moves schedules on; the long-message algorithms, chosen
 # by size and forced one by one; and a singleton run. NBC_NPS overrides the rank counts of the
-# loops, NBC_BLOCK_NPS and NBC_LONG_NPS those of the second and third, NBC_LONG_MAX (ints) caps
-# the long subtest's counts (verbs_nbc.sh runs it over ib with fewer).
+# loops, NBC_BLOCK_NPS and NBC_LONG_NPS those of the second and third, NBC_LONG_MODES the third's
+# runs (auto: chosen by size; ring: the ring allreduce and the scatter-allgather bcast forced;
+# rabenseifner: forced, with VBT_PROGRESS=block), NBC_LONG_MAX (ints) caps the long subtest's
+# counts (verbs_nbc.sh runs it over ib with fewer).
 set -u
 nbc="$abs_top_builddir/test/integration/nbc"
 fail=0
@@ -38,9 +40,13 @@ done
 # The long-message schedules (blocking, nonblocking, persistent): chosen by size (Rabenseifner's,
 # the ring above 512 KiB at non-powers of two), then each forced at every count.
 for n in ${NBC_LONG_NPS:-${NBC_NPS:-1 2 3 4 5 6 7}}; do
-    run long $n
-    run long $n VBT_COLL_ALLREDUCE=ring VBT_COLL_BCAST=scatter_allgather
-    run long $n VBT_COLL_ALLREDUCE=rabenseifner VBT_PROGRESS=block
+    for mode in ${NBC_LONG_MODES:-auto ring rabenseifner}; do
+        case $mode in
+        auto) run long $n ;;
+        ring) run long $n VBT_COLL_ALLREDUCE=ring VBT_COLL_BCAST=scatter_allgather ;;
+        *) run long $n VBT_COLL_ALLREDUCE=rabenseifner VBT_PROGRESS=block ;;
+        esac
+    done
 done
 
 out=$(timeout 120 "$nbc" $all long 2>&1)
