@@ -4,11 +4,12 @@
 # subtest; then the nonblocking ones with the progress mode that sleeps at once (block), where
 # only the progress hook moves schedules on; and a singleton run (nothing to pair: vacuous).
 # INTER_NPS and INTER_NPS_BLOCK (empty: none) override the rank counts of the two loops,
-# INTER_SINGLETON=no skips the singleton (verbs_inter.sh runs it over ib so).
+# INTER_SINGLETON=no skips the singleton, INTER_TESTS names the subtests (verbs_inter.sh runs it
+# over ib so). Each subtest's time is shown.
 set -u
 inter="$abs_top_builddir/test/integration/inter"
 fail=0
-all="query p2p colls outstanding merge dup split create errors fromgroups"
+all=${INTER_TESTS:-query p2p colls outstanding merge dup split create errors fromgroups}
 
 run() {
     tests=$1
@@ -19,6 +20,7 @@ run() {
     rc=$?
     got=$(printf '%s\n' "$out" | grep -c ": ok ($n ranks)")
     echo "$* mpirun -n $n inter $tests -> exit $rc, $got of $want ok"
+    printf '%s\n' "$out" | grep ": ok ($n ranks)" | sed 's/^/    /'
     if [ $rc -ne 0 ] || [ "$got" -ne "$want" ]; then
         echo "FAIL: $* mpirun -n $n inter $tests"
         printf '%s\n' "$out" | tail -20
