@@ -701,6 +701,16 @@ VBT_MPI_DECL(int, Ibsend,
 /* buffer_addr is really a void ** passed as void * (standard C binding). */
 VBT_MPI_DECL(int, Buffer_attach, (void *buffer, int size));
 VBT_MPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+VBT_MPI_DECL(int, Buffer_flush, (void));
+VBT_MPI_DECL(int, Buffer_iflush, (MPI_Request *request));
+VBT_MPI_DECL(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size));
+VBT_MPI_DECL(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size));
+VBT_MPI_DECL(int, Comm_flush_buffer, (MPI_Comm comm));
+VBT_MPI_DECL(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Session_attach_buffer, (MPI_Session session, void *buffer, int size));
+VBT_MPI_DECL(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size));
+VBT_MPI_DECL(int, Session_flush_buffer, (MPI_Session session));
+VBT_MPI_DECL(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request));
 VBT_MPI_DECL(int, Sendrecv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,

@@ -70,6 +70,7 @@ static void comm_setup(vbt_comm_t *comm, MPI_Comm handle, vbt_group_t *group, in
     comm->context_id = slot * 2;
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
     comm->refcount = 1;
+    comm->session = MPI_SESSION_NULL;
     if (name != NULL) {
         strncpy(comm->name, name, sizeof(comm->name) - 1);
         comm->named = 1;
@@ -302,6 +303,7 @@ static vbt_status_t comm_new(vbt_comm_t *parent, vbt_group_t *group, int rank, u
     comm_setup(comm, MPI_COMM_NULL, group, rank, slot, NULL);
     comm->errhandler = parent->errhandler;
     vbt_errhandler_retain(comm->errhandler);
+    comm->session = parent->session;
     install(comm);
     *comm_p = comm;
     return VBT_OK;
@@ -458,6 +460,7 @@ vbt_status_t vbt_comm_create_from_group(vbt_group_t *group, const char *stringta
     vbt_errhandler_retain(errhandler);
     vbt_errhandler_release((*comm_p)->errhandler);
     (*comm_p)->errhandler = errhandler;
+    (*comm_p)->session = group->session;
     return VBT_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_bsend.h"
 #include "vbt_compiler.h"
 #include "vbt_group.h"
 #include "vbt_match.h"
@@ -54,6 +55,12 @@ typedef struct vbt_comm {
     /* Nonblocking and persistent collectives started on this communicator (their tags,
      * collectives/vbt_sched.h); every member counts the same, as they start them in order. */
     uint32_t coll_seq;
+    /* Buffered sends on this communicator use bsend when attached (MPI_Comm_attach_buffer),
+     * else the buffer of session, else the process's (vbt_rt.bsend). */
+    vbt_bsend_buf_t bsend;
+    /* The session it derives from (its group came from MPI_Group_from_session_pset), or
+     * MPI_SESSION_NULL; looked up (vbt_session_get) before use, as the session may be gone. */
+    MPI_Session session;
 } vbt_comm_t;
 
 enum { VBT_CTX_P2P = 0, VBT_CTX_COLL = 1 };

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-vbt_group_t vbt_group_empty = {.magic = VBT_GROUP_MAGIC, .refcount = 1, .size = 0, .ranks = NULL};
+vbt_group_t vbt_group_empty = {
+    .magic = VBT_GROUP_MAGIC, .refcount = 1, .size = 0, .ranks = NULL, .session = MPI_SESSION_NULL};
 
 /* Groups alive at once: 1 Mi (32 MiB of address space, mapped as they come). */
 vbt_objpool_t vbt_group_pool = VBT_OBJPOOL_INITIALIZER(vbt_group_t, "group", 1u << 20, ranks);
@@ -31,6 +32,7 @@ vbt_status_t vbt_group_create(int n, const int *world_ranks, vbt_group_t **group
     g->magic = VBT_GROUP_MAGIC;
     g->refcount = 1;
     g->size = n;
+    g->session = MPI_SESSION_NULL;
     *group_p = g;
     return VBT_OK;
 }

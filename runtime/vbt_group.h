@@ -18,6 +18,9 @@ typedef struct vbt_group {
     int refcount;
     int size;
     int *ranks; /* the world rank of each member, in group order; the free-list link once freed */
+    /* The session it derives from (MPI_Group_from_session_pset, and the groups made of such
+     * a group), or MPI_SESSION_NULL; a communicator made from it takes it. */
+    MPI_Session session;
 } vbt_group_t;
 
 /* Every group but the empty one lives here (vbt_objpool.h): a handle is looked up, never

@@ -23,6 +23,9 @@ typedef enum {
     VBT_REQ_SEND,
     VBT_REQ_RECV,
     VBT_REQ_CTRL, /* internal: a control message (ACK, CTS, FIN) waiting to go */
+    /* MPI_Buffer_iflush & co: complete once the buffered messages started before it have left
+     * the buffer (vbt_bsend.c completes it); x.flush_upto says which. */
+    VBT_REQ_BFLUSH,
     /* Requests made of other requests: complete when vbt_request_poll() says so. */
     VBT_REQ_PSEND,    /* persistent send (MPI_Send_init & co): x.child[0] while active */
     VBT_REQ_PRECV,    /* persistent receive (MPI_Recv_init) */
@@ -38,7 +41,7 @@ enum {
     VBT_REQF_CANCELLED = 1u << 2, /* receive cancelled before it matched */
     VBT_REQF_ACKED = 1u << 3,     /* sync send: the receiver's ack arrived */
     VBT_REQF_HANDED = 1u << 4,    /* send: every byte is with the transport */
-    VBT_REQF_BSEND = 1u << 5,     /* send: data lives in the attached buffer, release it */
+    VBT_REQF_BSEND = 1u << 5,     /* send: data lives in a bsend buffer's block, release it */
     VBT_REQF_RNDV = 1u << 6,      /* send: goes by rendezvous; receive: matched one, awaits FIN */
     VBT_REQF_CTS = 1u << 7,       /* rendezvous send: the receiver's CTS arrived */
     VBT_REQF_STREAM = 1u << 8,    /* rendezvous send: the CTS asked for RDATA pieces */
@@ -96,7 +99,8 @@ typedef struct vbt_request {
         } notify; /* VBT_REQF_NOTIFY, on a plain send or receive */
         struct vbt_part *part;
         struct vbt_greq *greq;
-        void *sched; /* VBT_REQ_COLL: its schedule (collectives/vbt_sched.h) */
+        void *sched;         /* VBT_REQ_COLL: its schedule (collectives/vbt_sched.h) */
+        uint64_t flush_upto; /* VBT_REQ_BFLUSH: the last message it waits for */
     } x;
     /* What frees x.sched when the request is released (set by the collectives, so the runtime
      * calls no layer above it). */

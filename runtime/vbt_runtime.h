@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "vbt_abi.h"
+#include "vbt_bsend.h"
 #include "vbt_pmix.h"
 #include "vbt_status.h"
 
@@ -29,6 +30,7 @@ typedef struct {
     vbt_proc_info_t proc;
     int oversubscribed;        /* more ranks on this node than cores: never spin */
     vbt_fortran_abi_t fortran; /* MPI_Abi_set_fortran_info/booleans: kept across Init/Finalize */
+    vbt_bsend_buf_t bsend;     /* the process's buffer (MPI_Buffer_attach) */
 } vbt_runtime_t;
 
 extern vbt_runtime_t vbt_rt;

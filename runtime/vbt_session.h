@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "vbt_bsend.h"
 #include "vbt_group.h"
 #include "vbt_status.h"
 
@@ -19,6 +20,7 @@ typedef struct vbt_session {
     MPI_Errhandler errhandler; /* retained */
     int thread_level;          /* MPI_THREAD_* granted to this session */
     struct vbt_session *next;  /* vbt_rt.sessions */
+    vbt_bsend_buf_t bsend;     /* MPI_Session_attach_buffer: for its communicators' bsends */
 } vbt_session_t;
 
 /* The process sets every session knows, in the order MPI_Session_get_nth_pset numbers them. */

@@ -194,6 +194,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
                                "an attribute delete callback returned error code %d; the "
                                "communicator is not freed",
                                rc);
+    /* A buffer still attached is detached: its messages are delivered, then it is the user's
+     * again. */
+    VBT_API_CHECK(vbt_api_comm_detach_buffer(c, "MPI_Comm_free"));
     vbt_comm_free(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -82,11 +82,15 @@ static int check_list(const char *call, const vbt_group_t *g, int n, const int *
     return MPI_SUCCESS;
 }
 
-/* The common end of the calls making a new group (*g set by the call when status is VBT_OK). */
-static int new_group(const char *call, vbt_status_t status, vbt_group_t **g, MPI_Group *newgroup)
+/* The common end of the calls making a new group from group from (*g set by the call when status
+ * is VBT_OK): the new one derives from the same session. */
+static int new_group(const char *call, vbt_status_t status, const vbt_group_t *from,
+                     vbt_group_t **g, MPI_Group *newgroup)
 {
     if (status != VBT_OK)
         return vbt_api_comm_failed(NULL, call, status);
+    if (*g != &vbt_group_empty)
+        (*g)->session = from->session;
     *newgroup = vbt_group_handle(*g);
     return MPI_SUCCESS;
 }
@@ -106,7 +110,7 @@ static int list_common(const char *call, MPI_Group group, int n, const int ranks
     if (rc != MPI_SUCCESS)
         return rc;
     status = incl ? vbt_group_incl(g, n, ranks, &out) : vbt_group_excl(g, n, ranks, &out);
-    return new_group(call, status, &out, newgroup);
+    return new_group(call, status, g, &out, newgroup);
 }
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -143,7 +147,7 @@ static int range_common(const char *call, MPI_Group group, int n, int ranges[][3
         return vbt_api_comm_failed(NULL, call, status);
     status = incl ? vbt_group_incl(g, count, list, &out) : vbt_group_excl(g, count, list, &out);
     free(list);
-    return new_group(call, status, &out, newgroup);
+    return new_group(call, status, g, &out, newgroup);
 }
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
@@ -167,7 +171,9 @@ static int set_common(const char *call, MPI_Group group1, MPI_Group group2, MPI_
     VBT_API_GROUP(a, group1, call, "group1");
     VBT_API_GROUP(b, group2, call, "group2");
     VBT_API_PTR(NULL, call, newgroup, "newgroup");
-    return new_group(call, op(a, b, &out), &out, newgroup);
+    /* Groups of two sessions may not be mixed; a session's group with a World one gives a
+     * group of the session. */
+    return new_group(call, op(a, b, &out), a->session != MPI_SESSION_NULL ? a : b, &out, newgroup);
 }
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)

@@ -1,5 +1,6 @@
 /* MPI_Init and friends: bring the library up and down. */
 #include "vbt_api.h"
+#include "vbt_api_p2p.h"
 #include "vbt_win.h"
 #include "vbt_attr.h"
 #include "vbt_info.h"
@@ -80,6 +81,11 @@ int PMPI_Finalize(void)
      * still open keep theirs. */
     if (vbt_rt.users == 1)
         vbt_win_cleanup();
+    /* Buffered messages are delivered: those in the process's buffer and the predefined
+     * communicators', whose buffers are then detached (others went with MPI_Comm_free). */
+    rc = vbt_api_finalize_buffers("MPI_Finalize", 1, vbt_rt.users == 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
     status = vbt_runtime_finalize();
     if (status != VBT_OK)
         return vbt_error_raise(NULL, "MPI_Finalize", vbt_status_to_errclass(status),

@@ -1,6 +1,7 @@
 /* Sends in every mode: standard, synchronous, ready, buffered; blocking and not. */
 #include "vbt_api_p2p.h"
 #include "vbt_bsend.h"
+#include "vbt_session.h"
 
 #include <string.h>
 
@@ -12,8 +13,6 @@ VBT_PMPI_ALIAS(Isend)
 VBT_PMPI_ALIAS(Issend)
 VBT_PMPI_ALIAS(Irsend)
 VBT_PMPI_ALIAS(Ibsend)
-VBT_PMPI_ALIAS(Buffer_attach)
-VBT_PMPI_ALIAS(Buffer_detach)
 
 /* Check the arguments and start the send; blocking callers then wait on *req_p. */
 static inline int start_send(const char *call, const void *buf, int count, MPI_Datatype dt,
@@ -111,8 +110,47 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, request);
 }
 
-/* Buffered: copy into the attached buffer and send from there; the caller's request completes
- * at once, the internal one frees its block when the data has left. */
+/* The buffer a buffered send on c uses (MPI-4.1 Sec. 3.6): c's own, else that of the session c
+ * derives from, else the process's. */
+vbt_bsend_buf_t *vbt_api_bsend_buf(vbt_comm_t *c)
+{
+    vbt_session_t *s;
+
+    if (c->bsend.attached)
+        return &c->bsend;
+    s = vbt_session_get(c->session);
+    if (s != NULL && s->bsend.attached)
+        return &s->bsend;
+    return &vbt_rt.bsend;
+}
+
+static int __attribute__((noinline, cold))
+no_room(const char *call, vbt_comm_t *c, const vbt_bsend_buf_t *b, size_t bytes, size_t largest)
+{
+    const char *whose = b == &c->bsend       ? "the communicator's"
+                        : b == &vbt_rt.bsend ? "the process's"
+                                             : "the session's";
+
+    if (!b->attached)
+        return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                               "no buffer is attached (to %s, its session or the process): call "
+                               "MPI_Buffer_attach, MPI_Comm_attach_buffer or "
+                               "MPI_Session_attach_buffer with room for %zu bytes plus "
+                               "MPI_BSEND_OVERHEAD per message, or with MPI_BUFFER_AUTOMATIC",
+                               c->name, bytes);
+    if (b->automatic)
+        return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                               "out of memory for a copy of %zu bytes in %s automatic buffer",
+                               bytes, whose);
+    return vbt_error_raise(c, call, MPI_ERR_BUFFER,
+                           "%s attached buffer (%zu bytes) has no room for %zu bytes (largest "
+                           "free block %zu): attach a larger buffer or MPI_BUFFER_AUTOMATIC, or "
+                           "wait for earlier buffered sends (MPI_Buffer_flush & co)",
+                           whose, b->size, bytes, largest);
+}
+
+/* Buffered: copy into the buffer and send from there; the caller's request completes at once,
+ * the internal one gives the block back when the data has left. */
 static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_data_t *dp, int dest,
                               int tag, MPI_Request *request)
 {
@@ -125,20 +163,12 @@ static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_dat
     if (dest == MPI_PROC_NULL) {
         block = NULL;
     } else {
-        block = vbt_bsend_alloc(bytes, &largest);
-        if (block == NULL) {
-            if (!vbt_bsend_attached())
-                return vbt_error_raise(c, call, MPI_ERR_BUFFER,
-                                       "no buffer is attached: call MPI_Buffer_attach with room "
-                                       "for %zu bytes plus MPI_BSEND_OVERHEAD per message",
-                                       bytes);
-            return vbt_error_raise(c, call, MPI_ERR_BUFFER,
-                                   "the attached buffer has no room for %zu bytes (largest free "
-                                   "block %zu): attach a larger buffer, or wait for earlier "
-                                   "buffered sends",
-                                   bytes, largest);
-        }
-        /* Packed: the attached buffer holds the message as it goes on the wire. */
+        vbt_bsend_buf_t *b = vbt_api_bsend_buf(c);
+
+        block = vbt_bsend_alloc(b, bytes, &largest);
+        if (block == NULL)
+            return no_room(call, c, b, bytes, largest);
+        /* Packed: the buffer holds the message as it goes on the wire. */
         if (d.dtype == NULL)
             memcpy(block, d.buf, bytes);
         else
@@ -206,36 +236,4 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
         return vbt_error_raise(vbt_comm_get(comm), "MPI_Ibsend", MPI_ERR_ARG,
                                "argument request is NULL; pass the address of an MPI_Request");
     return buffered_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    VBT_API_ENTER("MPI_Buffer_attach");
-    if (size < 0 || (buffer == NULL && size > 0))
-        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_ARG,
-                               "arguments buffer %p and size %d do not describe a buffer", buffer,
-                               size);
-    if (vbt_bsend_attach(buffer, (size_t)size) != VBT_OK)
-        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER,
-                               "a buffer is already attached: call MPI_Buffer_detach first");
-    return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    void *buf;
-    size_t sz;
-    vbt_status_t st;
-
-    VBT_API_ENTER("MPI_Buffer_detach");
-    VBT_API_PTR(NULL, "MPI_Buffer_detach", buffer_addr, "buffer_addr");
-    VBT_API_PTR(NULL, "MPI_Buffer_detach", size, "size");
-    if (!vbt_bsend_attached())
-        return vbt_error_raise(NULL, "MPI_Buffer_detach", MPI_ERR_BUFFER, "no buffer is attached");
-    st = vbt_bsend_detach(&buf, &sz);
-    if (st != VBT_OK)
-        return vbt_api_failed(NULL, "MPI_Buffer_detach", st);
-    *(void **)buffer_addr = buf;
-    *size = (int)sz;
-    return MPI_SUCCESS;
 }

@@ -5,6 +5,8 @@
 #include "vbt_api.h"
 #include "vbt_api_comm.h"
 #include "vbt_api_info.h"
+#include "vbt_api_p2p.h"
+#include "vbt_bsend.h"
 #include "vbt_errhandler.h"
 #include "vbt_session.h"
 #include "vbt_win.h"
@@ -25,6 +27,10 @@ VBT_PMPI_ALIAS(Session_create_errhandler)
 VBT_PMPI_ALIAS(Session_set_errhandler)
 VBT_PMPI_ALIAS(Session_get_errhandler)
 VBT_PMPI_ALIAS(Session_call_errhandler)
+VBT_PMPI_ALIAS(Session_attach_buffer)
+VBT_PMPI_ALIAS(Session_detach_buffer)
+VBT_PMPI_ALIAS(Session_flush_buffer)
+VBT_PMPI_ALIAS(Session_iflush_buffer)
 
 /* The info key of MPI_Session_init and MPI_Session_get_info for the thread level. */
 #define THREAD_LEVEL_KEY "thread_level"
@@ -196,6 +202,18 @@ int PMPI_Session_finalize(MPI_Session *session)
         return vbt_error_raise(NULL, "MPI_Session_finalize", MPI_ERR_ARG,
                                "argument session is NULL");
     SESSION(s, *session, "MPI_Session_finalize");
+    /* Its buffered messages are delivered and its buffer detached; at the library's end, the
+     * process's too. */
+    if (s->bsend.attached) {
+        void *buf;
+        size_t sz;
+
+        status = vbt_bsend_detach(&s->bsend, &buf, &sz);
+        if (status != VBT_OK)
+            return failed(s, "MPI_Session_finalize", status);
+    }
+    if (vbt_rt.users == 1)
+        VBT_API_CHECK(vbt_api_finalize_buffers("MPI_Session_finalize", 0, 1));
     /* Kept for an error of the teardown, after the session is gone. */
     h = s->errhandler;
     vbt_errhandler_retain(h);
@@ -314,6 +332,8 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     status = vbt_session_pset_group(pset_name, &g);
     if (status != VBT_OK)
         return failed(s, "MPI_Group_from_session_pset", status);
+    if (g != &vbt_group_empty)
+        g->session = session; /* its communicators' buffered sends may use s's buffer */
     *newgroup = vbt_group_handle(g);
     return MPI_SUCCESS;
 }
@@ -357,5 +377,71 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     /* MPI_SUCCESS once the handler returned, whatever it was (MPI-4.1 Sec. 9.3.5). */
     RAISE(s, "MPI_Session_call_errhandler", errorcode, "the application raised error code %d",
           errorcode);
+    return MPI_SUCCESS;
+}
+
+/* ---- The session's buffer for buffered sends (MPI-4.1 Sec. 3.6; vbt_bsend.h) ---------------- */
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    static const char call[] = "MPI_Session_attach_buffer";
+
+    SESSION(s, session, call);
+    if (buffer != MPI_BUFFER_AUTOMATIC && size < 0)
+        return RAISE(s, call, MPI_ERR_ARG,
+                     "argument size is %d; pass the buffer's size in bytes (0 or more), or "
+                     "MPI_BUFFER_AUTOMATIC as buffer",
+                     size);
+    if (buffer == NULL && size > 0)
+        return RAISE(s, call, MPI_ERR_BUFFER,
+                     "argument buffer is NULL with size %d; pass the buffer's address", size);
+    if (s->bsend.attached)
+        return RAISE(s, call, MPI_ERR_BUFFER,
+                     "a buffer (%s) is attached already: call MPI_Session_detach_buffer first",
+                     s->bsend.automatic ? "MPI_BUFFER_AUTOMATIC" : "the user's");
+    vbt_bsend_attach(&s->bsend, buffer, (size_t)(size > 0 ? size : 0));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    static const char call[] = "MPI_Session_detach_buffer";
+    void *buf;
+    size_t sz;
+    vbt_status_t status;
+
+    SESSION(s, session, call);
+    PTR(s, call, buffer_addr, "buffer_addr");
+    PTR(s, call, size, "size");
+    if (!s->bsend.attached)
+        return RAISE(s, call, MPI_ERR_BUFFER, "no buffer is attached to the session");
+    status = vbt_bsend_detach(&s->bsend, &buf, &sz);
+    if (status != VBT_OK)
+        return failed(s, call, status);
+    *(void **)buffer_addr = buf;
+    *size = (int)sz; /* attached through an int */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    vbt_status_t status;
+
+    SESSION(s, session, "MPI_Session_flush_buffer");
+    status = vbt_bsend_flush(&s->bsend);
+    return status == VBT_OK ? MPI_SUCCESS : failed(s, "MPI_Session_flush_buffer", status);
+}
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    vbt_request_t *req;
+    vbt_status_t status;
+
+    SESSION(s, session, "MPI_Session_iflush_buffer");
+    PTR(s, "MPI_Session_iflush_buffer", request, "request");
+    status = vbt_bsend_iflush(&s->bsend, NULL, &req);
+    if (status != VBT_OK)
+        return failed(s, "MPI_Session_iflush_buffer", status);
+    *request = (MPI_Request)req;
     return MPI_SUCCESS;
 }

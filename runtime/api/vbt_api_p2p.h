@@ -127,8 +127,28 @@ void vbt_api_empty_status(MPI_Status *status);
  * Sets *any_error on a failure; statuses may be MPI_STATUSES_IGNORE. */
 void vbt_api_status_error(MPI_Status statuses[], int i, int err, int *any_error);
 
-/* Start a buffered send (copied into the attached buffer); the request is complete already. */
+/* Start a buffered send (copied into the buffer vbt_api_bsend_buf names); the request is
+ * complete already. */
 int vbt_api_bsend_start(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int dest, int tag,
                         vbt_request_t **req_p);
+/* The buffer a buffered send on c uses (MPI-4.1 Sec. 3.6): c's own, else that of the session c
+ * derives from, else the process's (p2p_send.c). */
+struct vbt_bsend_buf *vbt_api_bsend_buf(vbt_comm_t *c);
+
+/* p2p_buffer.c: the parts of the attach, detach and iflush calls of the process and
+ * communicator buffers; errors go to c's handler (NULL: the process's calls). */
+int vbt_api_check_attach(vbt_comm_t *c, const char *call, const struct vbt_bsend_buf *b,
+                         void *buffer, int size, const char *detach_call);
+int vbt_api_detach_buffer(vbt_comm_t *c, const char *call, struct vbt_bsend_buf *b,
+                          void *buffer_addr, int *size);
+int vbt_api_iflush_buffer(vbt_comm_t *c, const char *call, struct vbt_bsend_buf *b,
+                          MPI_Request *request);
+/* A communicator being freed: its buffer, if any, is detached (the buffered messages in it
+ * delivered first), as MPI_Comm_detach_buffer would. */
+int vbt_api_comm_detach_buffer(vbt_comm_t *c, const char *call);
+/* MPI_Finalize and the last MPI_Session_finalize: deliver the process's buffered messages and
+ * those of MPI_COMM_WORLD's and MPI_COMM_SELF's buffers (the World model's end: call), detach
+ * those; the process's buffer is detached too when the library goes down (last). */
+int vbt_api_finalize_buffers(const char *call, int world, int last);
 
 #endif
