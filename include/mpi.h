@@ -711,6 +711,13 @@ VBT_MPI_DECL(int, Session_attach_buffer, (MPI_Session session, void *buffer, int
 VBT_MPI_DECL(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size));
 VBT_MPI_DECL(int, Session_flush_buffer, (MPI_Session session));
 VBT_MPI_DECL(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request));
+VBT_MPI_DECL(int, Buffer_attach_c, (void *buffer, MPI_Count size));
+VBT_MPI_DECL(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size));
+VBT_MPI_DECL(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size));
+VBT_MPI_DECL(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size));
+VBT_MPI_DECL(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size));
+VBT_MPI_DECL(int, Session_detach_buffer_c,
+             (MPI_Session session, void *buffer_addr, MPI_Count *size));
 VBT_MPI_DECL(int, Sendrecv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,

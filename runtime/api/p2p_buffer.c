@@ -16,21 +16,25 @@ VBT_PMPI_ALIAS(Comm_attach_buffer)
 VBT_PMPI_ALIAS(Comm_detach_buffer)
 VBT_PMPI_ALIAS(Comm_flush_buffer)
 VBT_PMPI_ALIAS(Comm_iflush_buffer)
+VBT_PMPI_ALIAS(Buffer_attach_c)
+VBT_PMPI_ALIAS(Buffer_detach_c)
+VBT_PMPI_ALIAS(Comm_attach_buffer_c)
+VBT_PMPI_ALIAS(Comm_detach_buffer_c)
 
 int vbt_api_check_attach(vbt_comm_t *c, const char *call, const vbt_bsend_buf_t *b, void *buffer,
-                         int size, const char *detach_call)
+                         MPI_Count size, const char *detach_call)
 {
     if (buffer == MPI_BUFFER_AUTOMATIC) /* size is ignored */
         ;
     else if (size < 0)
         return vbt_error_raise(c, call, MPI_ERR_ARG,
-                               "argument size is %d; pass the buffer's size in bytes (0 or "
+                               "argument size is %lld; pass the buffer's size in bytes (0 or "
                                "more), or MPI_BUFFER_AUTOMATIC as buffer",
-                               size);
+                               (long long)size);
     else if (buffer == NULL && size > 0)
         return vbt_error_raise(c, call, MPI_ERR_BUFFER,
-                               "argument buffer is NULL with size %d; pass the buffer's address",
-                               size);
+                               "argument buffer is NULL with size %lld; pass the buffer's address",
+                               (long long)size);
     if (b->attached)
         return vbt_error_raise(c, call, MPI_ERR_BUFFER,
                                "a buffer (%s) is attached already: call %s first",
@@ -39,21 +43,25 @@ int vbt_api_check_attach(vbt_comm_t *c, const char *call, const vbt_bsend_buf_t 
 }
 
 int vbt_api_detach_buffer(vbt_comm_t *c, const char *call, vbt_bsend_buf_t *b, void *buffer_addr,
-                          int *size)
+                          int *size, MPI_Count *csize)
 {
     void *buf;
     size_t sz;
     vbt_status_t st;
 
     VBT_API_PTR(c, call, buffer_addr, "buffer_addr");
-    VBT_API_PTR(c, call, size, "size");
+    if (size == NULL && csize == NULL)
+        return vbt_error_raise(c, call, MPI_ERR_ARG, "argument size is NULL; pass a valid address");
     if (!b->attached)
         return vbt_error_raise(c, call, MPI_ERR_BUFFER, "no buffer is attached");
     st = vbt_bsend_detach(b, &buf, &sz);
     if (st != VBT_OK)
         return vbt_api_failed(c, call, st);
     *(void **)buffer_addr = buf;
-    *size = sz > INT_MAX ? INT_MAX : (int)sz; /* attached through an int: never above */
+    if (size != NULL) /* INT_MAX only when attached by a _c call with more */
+        *size = sz > INT_MAX ? INT_MAX : (int)sz;
+    else
+        *csize = (MPI_Count)sz;
     return MPI_SUCCESS;
 }
 
@@ -111,7 +119,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     VBT_API_ENTER("MPI_Buffer_detach");
-    return vbt_api_detach_buffer(NULL, "MPI_Buffer_detach", &vbt_rt.bsend, buffer_addr, size);
+    return vbt_api_detach_buffer(NULL, "MPI_Buffer_detach", &vbt_rt.bsend, buffer_addr, size, NULL);
 }
 
 int PMPI_Buffer_flush(void)
@@ -143,7 +151,7 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     VBT_API_ENTER("MPI_Comm_detach_buffer");
     VBT_API_COMM(c, comm, "MPI_Comm_detach_buffer");
-    return vbt_api_detach_buffer(c, "MPI_Comm_detach_buffer", &c->bsend, buffer_addr, size);
+    return vbt_api_detach_buffer(c, "MPI_Comm_detach_buffer", &c->bsend, buffer_addr, size, NULL);
 }
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
@@ -161,4 +169,37 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     VBT_API_ENTER("MPI_Comm_iflush_buffer");
     VBT_API_COMM(c, comm, "MPI_Comm_iflush_buffer");
     return vbt_api_iflush_buffer(c, "MPI_Comm_iflush_buffer", &c->bsend, request);
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    VBT_API_ENTER("MPI_Buffer_attach_c");
+    VBT_API_CHECK(vbt_api_check_attach(NULL, "MPI_Buffer_attach_c", &vbt_rt.bsend, buffer, size,
+                                       "MPI_Buffer_detach_c"));
+    vbt_bsend_attach(&vbt_rt.bsend, buffer, (size_t)(size > 0 ? size : 0));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    VBT_API_ENTER("MPI_Buffer_detach_c");
+    return vbt_api_detach_buffer(NULL, "MPI_Buffer_detach_c", &vbt_rt.bsend, buffer_addr, NULL,
+                                 size);
+}
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    VBT_API_ENTER("MPI_Comm_attach_buffer_c");
+    VBT_API_COMM(c, comm, "MPI_Comm_attach_buffer_c");
+    VBT_API_CHECK(vbt_api_check_attach(c, "MPI_Comm_attach_buffer_c", &c->bsend, buffer, size,
+                                       "MPI_Comm_detach_buffer_c"));
+    vbt_bsend_attach(&c->bsend, buffer, (size_t)(size > 0 ? size : 0));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    VBT_API_ENTER("MPI_Comm_detach_buffer_c");
+    VBT_API_COMM(c, comm, "MPI_Comm_detach_buffer_c");
+    return vbt_api_detach_buffer(c, "MPI_Comm_detach_buffer_c", &c->bsend, buffer_addr, NULL, size);
 }

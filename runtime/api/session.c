@@ -11,6 +11,7 @@
 #include "vbt_session.h"
 #include "vbt_win.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@ VBT_PMPI_ALIAS(Session_attach_buffer)
 VBT_PMPI_ALIAS(Session_detach_buffer)
 VBT_PMPI_ALIAS(Session_flush_buffer)
 VBT_PMPI_ALIAS(Session_iflush_buffer)
+VBT_PMPI_ALIAS(Session_attach_buffer_c)
+VBT_PMPI_ALIAS(Session_detach_buffer_c)
 
 /* The info key of MPI_Session_init and MPI_Session_get_info for the thread level. */
 #define THREAD_LEVEL_KEY "thread_level"
@@ -382,19 +385,18 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 
 /* ---- The session's buffer for buffered sends (MPI-4.1 Sec. 3.6; vbt_bsend.h) ---------------- */
 
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+static int attach_buffer(const char *call, MPI_Session session, void *buffer, MPI_Count size)
 {
-    static const char call[] = "MPI_Session_attach_buffer";
-
     SESSION(s, session, call);
     if (buffer != MPI_BUFFER_AUTOMATIC && size < 0)
         return RAISE(s, call, MPI_ERR_ARG,
-                     "argument size is %d; pass the buffer's size in bytes (0 or more), or "
+                     "argument size is %lld; pass the buffer's size in bytes (0 or more), or "
                      "MPI_BUFFER_AUTOMATIC as buffer",
-                     size);
+                     (long long)size);
     if (buffer == NULL && size > 0)
         return RAISE(s, call, MPI_ERR_BUFFER,
-                     "argument buffer is NULL with size %d; pass the buffer's address", size);
+                     "argument buffer is NULL with size %lld; pass the buffer's address",
+                     (long long)size);
     if (s->bsend.attached)
         return RAISE(s, call, MPI_ERR_BUFFER,
                      "a buffer (%s) is attached already: call MPI_Session_detach_buffer first",
@@ -403,24 +405,49 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+/* The size comes out in *size, or in *csize for MPI_Session_detach_buffer_c (size NULL). */
+static int detach_buffer(const char *call, MPI_Session session, void *buffer_addr, int *size,
+                         MPI_Count *csize)
 {
-    static const char call[] = "MPI_Session_detach_buffer";
     void *buf;
     size_t sz;
     vbt_status_t status;
 
     SESSION(s, session, call);
     PTR(s, call, buffer_addr, "buffer_addr");
-    PTR(s, call, size, "size");
+    if (size == NULL && csize == NULL)
+        return RAISE(s, call, MPI_ERR_ARG, "argument size is NULL");
     if (!s->bsend.attached)
         return RAISE(s, call, MPI_ERR_BUFFER, "no buffer is attached to the session");
     status = vbt_bsend_detach(&s->bsend, &buf, &sz);
     if (status != VBT_OK)
         return failed(s, call, status);
     *(void **)buffer_addr = buf;
-    *size = (int)sz; /* attached through an int */
+    if (size != NULL) /* INT_MAX only when attached by the _c call with more */
+        *size = sz > INT_MAX ? INT_MAX : (int)sz;
+    else
+        *csize = (MPI_Count)sz;
     return MPI_SUCCESS;
+}
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return attach_buffer("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    return attach_buffer("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    return detach_buffer("MPI_Session_detach_buffer", session, buffer_addr, size, NULL);
+}
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    return detach_buffer("MPI_Session_detach_buffer_c", session, buffer_addr, NULL, size);
 }
 
 int PMPI_Session_flush_buffer(MPI_Session session)

@@ -138,9 +138,10 @@ struct vbt_bsend_buf *vbt_api_bsend_buf(vbt_comm_t *c);
 /* p2p_buffer.c: the parts of the attach, detach and iflush calls of the process and
  * communicator buffers; errors go to c's handler (NULL: the process's calls). */
 int vbt_api_check_attach(vbt_comm_t *c, const char *call, const struct vbt_bsend_buf *b,
-                         void *buffer, int size, const char *detach_call);
+                         void *buffer, MPI_Count size, const char *detach_call);
+/* The size comes out in *size, or in *csize for the large-count (_c) calls (size NULL). */
 int vbt_api_detach_buffer(vbt_comm_t *c, const char *call, struct vbt_bsend_buf *b,
-                          void *buffer_addr, int *size);
+                          void *buffer_addr, int *size, MPI_Count *csize);
 int vbt_api_iflush_buffer(vbt_comm_t *c, const char *call, struct vbt_bsend_buf *b,
                           MPI_Request *request);
 /* A communicator being freed: its buffer, if any, is detached (the buffered messages in it

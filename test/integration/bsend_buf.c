@@ -15,7 +15,7 @@
  *             communicator's before the session's; Session_flush/iflush/detach
  *   persist   MPI_Bsend_init and MPI_Ibsend take the communicator's or session's buffer
  *   errors    double attach, detach with none attached, negative size, NULL arguments, bad
- *             handles: the right error class and nothing changed */
+ *             handles, and the large-count (_c) calls: the right error class and nothing changed */
 #define MPITEST_NAME "bsend_buf"
 #include "mpitest.h"
 
@@ -626,6 +626,27 @@ static void test_errors(void)
         CHECK(!flag);
     }
     CHECK(MPI_Comm_detach_buffer(c, &got, &gsize) == MPI_SUCCESS);
+
+    /* The large-count bindings. */
+    {
+        MPI_Count csize = -1;
+        expect(MPI_Buffer_attach_c(buf, -1), MPI_ERR_ARG, "Buffer_attach_c, size -1");
+        CHECK(MPI_Buffer_attach_c(buf, (MPI_Count)sizeof(buf)) == MPI_SUCCESS);
+        expect(MPI_Buffer_attach(buf, 10), MPI_ERR_BUFFER, "Buffer_attach after _c");
+        CHECK(MPI_Buffer_detach_c(&got, &csize) == MPI_SUCCESS);
+        CHECK(got == buf && csize == (MPI_Count)sizeof(buf));
+        expect(MPI_Buffer_detach_c(&got, &csize), MPI_ERR_BUFFER, "Buffer_detach_c, none");
+        CHECK(MPI_Comm_attach_buffer_c(c, MPI_BUFFER_AUTOMATIC, 0) == MPI_SUCCESS);
+        CHECK(MPI_Bsend(buf, 100, MPI_BYTE, rank, 8, c) == MPI_SUCCESS);
+        CHECK(MPI_Recv(buf + 100, 100, MPI_BYTE, rank, 8, c, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(MPI_Comm_detach_buffer_c(c, &got, &csize) == MPI_SUCCESS);
+        CHECK(got == MPI_BUFFER_AUTOMATIC);
+        CHECK(MPI_Session_attach_buffer_c(s, buf, 300) == MPI_SUCCESS);
+        CHECK(MPI_Session_detach_buffer_c(s, &got, &csize) == MPI_SUCCESS);
+        CHECK(got == buf && csize == 300);
+        expect(MPI_Session_detach_buffer_c(s, &got, &csize), MPI_ERR_BUFFER,
+               "Session_detach_buffer_c, none");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_free(&c);
     MPI_Comm_free(&sc);
