@@ -112,26 +112,51 @@ static void send_wait(sends_t *s)
 }
 
 /* Rank 0: the DONE_TAG messages of senders first..last (so all of the flood has arrived),
- * then every message in each sender's order, round robin over the senders. */
+ * then every message, each communicator's in turn: MPI_Probe with MPI_ANY_SOURCE and
+ * MPI_ANY_TAG names the oldest (a linear unexpected queue makes any other order quadratic),
+ * which must be the next of its sender on that communicator; MPI_Recv by that source and tag
+ * (every fifth MPI_ANY_TAG) must receive exactly it. */
 static void recv_flood(MPI_Comm *comms, long n, int first, int last, long hwm0, int rss_check)
 {
     char *rbuf = xmalloc(BIGGEST);
+    long *next = xmalloc(sizeof(long) * (size_t)size * NCOMMS);
     double t0 = MPI_Wtime(), t1;
     size_t payload = 0;
     MPI_Status st;
-    long hwm1, msgs = n * (last - first + 1);
+    long hwm1, msgs = n * (last - first + 1), got = 0;
     int count;
 
     for (int s = first; s <= last; s++)
         CHECK(MPI_Recv(NULL, 0, MPI_BYTE, s, DONE_TAG, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
     t1 = MPI_Wtime();
-    for (long i = 0; i < n; i++) {
-        size_t len = msg_size(i);
-        int c = (int)(i % NCOMMS);
-        /* The oldest message from s on c is message i: MPI_ANY_TAG must find it too. */
-        int tag = i % 5 == 2 ? MPI_ANY_TAG : msg_tag(i);
-        for (int s = first; s <= last; s++) {
-            CHECK(MPI_Recv(rbuf, BIGGEST, MPI_BYTE, rank_in(c, s), tag, comms[c], &st) ==
+    for (int s = 0; s < size; s++)
+        for (int c = 0; c < NCOMMS; c++)
+            next[s * NCOMMS + c] = c;
+    while (got < msgs) {
+        for (int c = 0; c < NCOMMS; c++) {
+            int s, tag;
+            long i;
+            size_t len;
+            if (c >= n || got == msgs)
+                continue;
+            /* Is anything left on c? Each sender's last message on it has the index below. */
+            int left = 0;
+            for (s = first; s <= last; s++)
+                left |= next[s * NCOMMS + c] < n;
+            if (!left)
+                continue;
+            CHECK(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comms[c], &st) == MPI_SUCCESS);
+            s = c == 2 ? size - 1 - st.MPI_SOURCE : st.MPI_SOURCE;
+            if (s < first || s > last || next[s * NCOMMS + c] >= n)
+                FAIL("communicator %d: a message from rank %d (tag %d), which sent no more", c,
+                     st.MPI_SOURCE, st.MPI_TAG);
+            i = next[s * NCOMMS + c];
+            len = msg_size(i);
+            if (st.MPI_TAG != msg_tag(i))
+                FAIL("communicator %d: probed tag %d from rank %d; its message %ld has tag %d", c,
+                     st.MPI_TAG, s, i, msg_tag(i));
+            tag = got % 5 == 2 ? MPI_ANY_TAG : st.MPI_TAG;
+            CHECK(MPI_Recv(rbuf, BIGGEST, MPI_BYTE, st.MPI_SOURCE, tag, comms[c], &st) ==
                   MPI_SUCCESS);
             MPI_Get_count(&st, MPI_BYTE, &count);
             if (st.MPI_TAG != msg_tag(i) || (size_t)count != len || st.MPI_SOURCE != rank_in(c, s))
@@ -140,8 +165,11 @@ static void recv_flood(MPI_Comm *comms, long n, int first, int last, long hwm0, 
                      i, s, c, st.MPI_SOURCE, st.MPI_TAG, count, rank_in(c, s), msg_tag(i), len);
             verify(rbuf, len, msg_seed(s, i), "flood message");
             payload += len;
+            next[s * NCOMMS + c] += NCOMMS;
+            got++;
         }
     }
+    free(next);
     hwm1 = vm_hwm_kib();
     printf("unexp_flood: %d ranks: %ld messages (%zu payload bytes) from %d senders: flood "
            "%.2f s, receives %.2f s; peak RSS grew by %ld KiB (VmHWM %ld -> %ld KiB)\n",

@@ -27,5 +27,19 @@ for n in ${UNEXP_NPS-1 2 3 4 5 6 7}; do
     fi
 done
 
+# At the bound: VBT_UNEXP_MAX=1m cannot keep the flood; the receiver must fail, saying so.
+if [ -n "${UNEXP_NPS-x}" ]; then
+    # shellcheck disable=SC2086 # UNEXP_ENV is words: VAR=value pairs
+    out=$(env ${UNEXP_ENV:-} VBT_UNEXP_MAX=1m UNEXP_TOTAL=20000 timeout 120 "$MPIRUN" -n 2 "$prog" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q 'no room for an unexpected message.*VBT_UNEXP_MAX is 1048576'; then
+        echo "FAIL: VBT_UNEXP_MAX=1m: exit $rc, and no error naming the bound"
+        printf '%s\n' "$out" | tail -10
+        fail=1
+    else
+        echo "VBT_UNEXP_MAX=1m: refused with exit $rc: $(printf '%s\n' "$out" | grep -m1 -o 'no room.*VBT_UNEXP_MAX is [0-9]*')"
+    fi
+fi
+
 [ $fail -eq 0 ] && echo "unexp_flood: all passed"
 exit $fail
