@@ -9,6 +9,10 @@
 
 #include "vbt_request.h"
 
+/* Bytes of payload an unexpected message's record holds itself (so that the record is 128
+ * bytes): the smallest messages take no buffer of their own. */
+#define VBT_UNEXP_INLINE 54
+
 /* A message that arrived before its receive was posted (or was taken by MPI_Mprobe: then a
  * vbt_message_t holds it, vbt_message.h). */
 typedef struct vbt_unexp {
@@ -16,15 +20,17 @@ typedef struct vbt_unexp {
     int src; /* comm rank of the sender */
     int tag;
     int src_world;      /* world rank, to send a synchronous-send ack (or a CTS) to */
+    unsigned rts_flags; /* rendezvous: VBT_P2P_F_* of the RTS */
     uint64_t ack_id;    /* non-zero: the sender waits for an ack once this is matched */
     uint64_t rts_id;    /* rendezvous (a ready-to-send, no payload): the sender's request */
     uint64_t rts_addr;  /* ... where the data is in the sender's memory */
-    unsigned rts_flags; /* ... VBT_P2P_F_* of the RTS */
     size_t len;         /* whole message */
     size_t received;    /* bytes arrived so far (large messages come in fragments) */
     void *data;         /* NULL for a rendezvous: the payload stays with the sender */
-    int pooled;         /* data came from the unexpected-buffer pool, not malloc */
-    int rndv;           /* a ready-to-send: receiving it answers with a CTS */
+    uint8_t rndv;       /* a ready-to-send: receiving it answers with a CTS */
+    uint8_t store;      /* where data is (vbt_p2p_unexp.c): inline, a size class, or malloc */
+    /* Payloads up to VBT_UNEXP_INLINE bytes are kept here, in the record itself. */
+    unsigned char inline_data[VBT_UNEXP_INLINE];
 } vbt_unexp_t;
 
 typedef struct {

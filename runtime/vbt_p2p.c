@@ -231,14 +231,7 @@ vbt_status_t vbt_p2p_init(void)
     if (vbt_p2p.frag == NULL || vbt_p2p.sendq == NULL)
         return VBT_ERR_NO_MEMORY;
 
-    /* A pool of buffers for early arrivals, so floods of small messages allocate nothing. */
-    for (int i = 0; i < 64; i++) {
-        void *b = malloc(VBT_UNEXP_POOL_BLOCK);
-        if (b == NULL)
-            break;
-        *(void **)b = vbt_p2p.unexp_pool;
-        vbt_p2p.unexp_pool = b;
-    }
+    vbt_p2p_unexp_init();
 
     status = vbt_tl_init(&vbt_rt.proc,
                          &(vbt_tl_upcalls_t){.recv = vbt_p2p_recv_cb, .rma_done = vbt_p2p_put_cb});
@@ -297,15 +290,6 @@ void vbt_p2p_cleanup(void)
     free(vbt_p2p.scratch);
     free(vbt_p2p.frag);
     free(vbt_p2p.sendq);
-    while (vbt_p2p.unexp_pool != NULL) {
-        void *b = vbt_p2p.unexp_pool;
-        vbt_p2p.unexp_pool = *(void **)b;
-        free(b);
-    }
-    while (vbt_p2p.unexp_free != NULL) {
-        vbt_unexp_t *u = vbt_p2p.unexp_free;
-        vbt_p2p.unexp_free = u->next;
-        free(u);
-    }
+    vbt_p2p_unexp_cleanup();
     memset(&vbt_p2p, 0, sizeof(vbt_p2p));
 }

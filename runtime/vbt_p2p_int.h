@@ -16,9 +16,23 @@
 #include "vbt_p2p_wire.h"
 #include "vbt_tl.h"
 
-/* Unexpected messages up to this size are kept in pooled buffers; larger ones are malloc'ed
- * (they arrive in fragments and are not the steady state). */
-#define VBT_UNEXP_POOL_BLOCK 16384
+/* Unexpected messages' payloads beyond the record's inline bytes go in buffers of size classes
+ * two to an octave (64, 96, 128, 192, ... 48k, 64k bytes: at most half again the payload),
+ * taken from per-class free lists that grow a chunk at a time; larger ones (fragmented
+ * messages above a raised rendezvous threshold, not the steady state) are malloc'ed to size. */
+#define VBT_UNEXP_CLASSES   21
+#define VBT_UNEXP_CLASS_MAX 65536
+
+/* The storage of unexpected messages (vbt_p2p_unexp.c). */
+typedef struct {
+    vbt_unexp_t *records;           /* free records */
+    void *slots[VBT_UNEXP_CLASSES]; /* free buffers of each size class, linked by first word */
+    void *chunks;                   /* every chunk taken from malloc, linked by first word */
+    size_t mem;                     /* bytes taken from malloc: chunks and live large buffers */
+    size_t max;                     /* VBT_UNEXP_MAX: bound on mem; 0: none */
+    size_t live;                    /* messages waiting for their receive */
+    size_t live_bytes;              /* their payload bytes */
+} vbt_unexp_store_t;
 
 /* Where the following fragments of a large message from one sender go: a matched receive or an
  * unexpected message still being assembled. RC delivers each sender's messages in order and a
@@ -59,8 +73,7 @@ typedef struct {
     /* Completed requests that asked to be told (VBT_REQF_NOTIFY), linked by next: their
      * functions run at the end of the progress call, outside the transports' handlers. */
     struct vbt_request *notify;
-    void *unexp_pool; /* free list of VBT_UNEXP_POOL_BLOCK buffers */
-    vbt_unexp_t *unexp_free;
+    vbt_unexp_store_t unexp;
     void *scratch; /* one transport send's worth of packed non-contiguous data */
     size_t scratch_len;
     /* Polling calls (vbt_p2p_polled): after this many in a row found nothing, each further
@@ -154,8 +167,11 @@ static inline int vbt_p2p_src_is_sender(const vbt_comm_t *comm, const vbt_p2p_hd
 }
 
 /* ---- vbt_p2p_unexp.c: buffers for unexpected messages ---------------------------------------- */
-/* A record with room for len bytes of payload (none when !with_data); NULL when out of memory. */
-vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data);
+void vbt_p2p_unexp_init(void);
+void vbt_p2p_unexp_cleanup(void);
+/* A record, for a message of len bytes from src_world, with room for its payload (none when
+ * !with_data: a rendezvous); NULL (logged) when out of memory or at VBT_UNEXP_MAX. */
+vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data, int src_world);
 void vbt_p2p_unexp_release(vbt_unexp_t *u);
 
 /* ---- vbt_p2p_send.c: eager sends, fragments, the per-peer send queues, self sends ----------- */

@@ -51,10 +51,8 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
             vbt_p2p_request_done(req);
         return;
     }
-    u = vbt_p2p_unexp_alloc(hdr->len, 1);
+    u = vbt_p2p_unexp_alloc(hdr->len, 1, src_world);
     if (unlikely(u == NULL)) {
-        vbt_error("out of memory for an unexpected message of %llu bytes from rank %d",
-                  (unsigned long long)hdr->len, src_world);
         vbt_p2p.failed = VBT_ERR_NO_MEMORY;
         return;
     }

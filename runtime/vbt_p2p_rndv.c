@@ -239,7 +239,7 @@ void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m)
         return;
     }
     /* Unexpected: only the envelope waits here; the payload stays at the sender. */
-    u = vbt_p2p_unexp_alloc(0, 0);
+    u = vbt_p2p_unexp_alloc(hdr->len, 0, src_world);
     if (unlikely(u == NULL)) {
         vbt_p2p.failed = VBT_ERR_NO_MEMORY;
         return;

@@ -94,6 +94,13 @@ static const vbt_knob_t knobs[] = {
      "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, or "
      "block when the node has more ranks than cores. There, every mode but spin also makes "
      "a program's polling loop (MPI_Iprobe, MPI_Test...) yield the core after 4 empty polls"},
+    {"VBT_UNEXP_MAX",
+     "0",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.unexp_max},
+     "bytes of memory a rank may take to keep messages that arrived before their receive was "
+     "posted (each takes about its size); past it the rank fails with an error saying so. 0: "
+     "no bound but the memory itself, as in Open MPI and MPICH"},
     {"VBT_SHM_RNDV_THRESHOLD",
      "16k",
      VBT_KNOB_SIZE,

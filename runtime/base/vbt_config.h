@@ -45,6 +45,7 @@ typedef struct {
     const char *transports;    /* VBT_TRANSPORTS: comma list of self, shm, ib */
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
+    size_t unexp_max;          /* VBT_UNEXP_MAX: bytes unexpected messages may take; 0: no bound */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */
     int win_allocate_shm;      /* VBT_WIN_ALLOCATE_SHM: 0 keeps MPI_Win_allocate memory private */
     int rma_nic_atomics;       /* VBT_RMA_NIC_ATOMICS: 0 keeps every accumulate a message */
