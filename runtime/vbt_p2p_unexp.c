@@ -31,6 +31,10 @@ vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data)
         }
     }
     u->len = len;
+    vbt_p2p.stats.unexp_len++;
+    vbt_p2p.stats.unexp_hwm = vbt_p2p.stats.unexp_len > vbt_p2p.stats.unexp_hwm
+                                  ? vbt_p2p.stats.unexp_len
+                                  : vbt_p2p.stats.unexp_hwm;
     return u;
 }
 
@@ -44,4 +48,5 @@ void vbt_p2p_unexp_release(vbt_unexp_t *u)
     }
     u->next = vbt_p2p.unexp_free;
     vbt_p2p.unexp_free = u;
+    vbt_p2p.stats.unexp_len--;
 }
