@@ -254,7 +254,7 @@ static int handle_op(MPI_T_pvar_session session, MPI_T_pvar_handle handle, handl
 {
     vbt_mpit_session_t *s;
     vbt_mpit_pvar_handle_t *h;
-    int rc;
+    int rc, n;
 
     VBT_MPIT_ENTER(call);
     h = handle_get(t, session, handle, 1, call, &s, &rc);
@@ -271,10 +271,10 @@ static int handle_op(MPI_T_pvar_session session, MPI_T_pvar_handle handle, handl
         return vbt_mpit_error(call, rc,
                               "%s is continuous: it counts from MPI_T_pvar_handle_alloc and "
                               "cannot be started or stopped",
-                              vbt_mpit_pvars(&rc)[h->index].name);
+                              vbt_mpit_pvars(&n)[h->index].name);
     if (rc == MPI_T_ERR_PVAR_NO_WRITE)
         return vbt_mpit_error(call, rc, "%s is read-only: it cannot be reset or written",
-                              vbt_mpit_pvars(&rc)[h->index].name);
+                              vbt_mpit_pvars(&n)[h->index].name);
     return rc;
 }
 
