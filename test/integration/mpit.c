@@ -305,6 +305,7 @@ static void traffic(int nmsg)
                       rs = counter("_rndv_sent"), es = counter("_eager_sent"),
                       mr = counter("_msgs_recvd"), br = counter("_bytes_recvd"),
                       rr = counter("_rndv_recvd"), er = counter("_eager_recvd");
+    MPI_T_pvar_handle rc_hits = counter("rcache_hits"), rc_misses = counter("rcache_misses");
     char *buf = xmalloc(100000 * (size_t)nmsg);
     MPI_Request *reqs = xmalloc(sizeof(MPI_Request) * (size_t)nmsg);
     int step = 0;
@@ -375,6 +376,11 @@ static void traffic(int nmsg)
             }
         }
     }
+    /* Over ib the rendezvous sends and receives went through the registration cache. */
+    if (strcmp(tl, "ib") == 0 && size > 1 && rd(rc_hits) + rd(rc_misses) == 0)
+        FAIL("ib rendezvous: the registration cache counted no lookup");
+    OK(MPI_T_pvar_handle_free(ses, &rc_hits));
+    OK(MPI_T_pvar_handle_free(ses, &rc_misses));
     /* Nobody may enter a collective (whose messages would land in a window) before the last
      * pair is done: its receiver says so. */
     if (size > 1) {

@@ -7,10 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 
 PROG=$abs_top_builddir/test/integration/mpit
+# verbs_mpit.sh runs the same over ib (MPIT_TL=ib, VBT_TRANSPORTS=self,ib) at fewer ranks.
+tl=${MPIT_TL:-shm}
+nps=${MPIT_NPS:-1 2 3 4}
 INFO=$abs_top_builddir/tools/verbatim-info
 
-for np in 1 2 3 4; do
-    run_env VBT_PROGRESS=block -- --oversubscribe -n $np "$PROG" shm 5 "$MARK"
+for np in $nps; do
+    run_env VBT_PROGRESS=block -- --oversubscribe -n $np "$PROG" "$tl" 5 "$MARK"
     expect_rc "-n $np" 0
     printf '%s\n' "$out" | grep -q "^mpit: ok ($np ranks)\$" || failed "-n $np: no ok line" "$out"
     n=$(printf '%s\n' "$out" | grep -c "MPI_T_cvar_get_index returns MPI_T_ERR_INVALID_NAME: no control variable is named \"VBT_MPIT_PROBE_WHILE_DEBUG\"")
