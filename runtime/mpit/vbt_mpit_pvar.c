@@ -205,7 +205,7 @@ static uint64_t get_progress(int arg)
 static const vbt_mpit_pvar_t pvars[] = {
     TL_PVARS("ib", TL_IB, "over InfiniBand verbs", VBT_MPIT_CAT_IB),
     TL_PVARS("shm", TL_SHM, "through shared memory", VBT_MPIT_CAT_SHM),
-    TL_PVARS("self", TL_SELF, "by this rank to itself", VBT_MPIT_CAT_P2P),
+    TL_PVARS("self", TL_SELF, "between this rank and itself", VBT_MPIT_CAT_P2P),
     {"p2p_unexpected_length",
      "unexpected messages held: arrived before a matching receive and not received yet (queued, "
      "or taken by MPI_Mprobe)",
