@@ -18,6 +18,9 @@
 
 /* Check the VBT_COLL_* knobs (MPI_Init): VBT_ERR_INVALID_PARAM, logged, for an unknown name. */
 vbt_status_t vbt_coll_init(void);
+/* The values knob (a VBT_COLL_<NAME>) may take, "auto" first, in names[0 .. max): how many
+ * (0: no such knob). For MPI_T, which writes a value into vbt_cfg and calls vbt_coll_init. */
+int vbt_coll_knob_values(const char *knob, const char **names, int max);
 
 vbt_status_t vbt_coll_barrier(vbt_comm_t *comm);
 vbt_status_t vbt_coll_bcast(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int root);

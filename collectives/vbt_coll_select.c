@@ -102,6 +102,22 @@ vbt_status_t vbt_coll_init(void)
     return status;
 }
 
+int vbt_coll_knob_values(const char *knob, const char **names, int max)
+{
+    for (int k = 0; k < K_COUNT; k++) {
+        int n = 0;
+
+        if (strcmp(knobs[k].knob, knob) != 0)
+            continue;
+        if (n < max)
+            names[n++] = alg_names[VBT_COLL_ALG_AUTO];
+        for (int i = 0; i < 4 && knobs[k].algs[i] != VBT_COLL_ALG_AUTO && n < max; i++)
+            names[n++] = alg_names[knobs[k].algs[i]];
+        return n;
+    }
+    return 0;
+}
+
 static int is_pof2(int n)
 {
     return (n & (n - 1)) == 0;

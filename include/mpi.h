@@ -1398,6 +1398,98 @@ VBT_MPI_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys));
 VBT_MPI_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key));
 VBT_MPI_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo));
 VBT_MPI_DECL(int, Info_free, (MPI_Info *info));
+/* Group "tools" (chapter 15, MPI_T): control and performance variables, categories, events.
+ * Callable before MPI_Init and after MPI_Finalize, between MPI_T_init_thread and
+ * MPI_T_finalize. */
+VBT_MPI_DECL(int, T_init_thread, (int required, int *provided));
+VBT_MPI_DECL(int, T_finalize, (void));
+VBT_MPI_DECL(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len));
+VBT_MPI_DECL(int, T_enum_get_item,
+             (MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len));
+VBT_MPI_DECL(int, T_cvar_get_num, (int *num_cvar));
+VBT_MPI_DECL(int, T_cvar_get_info,
+             (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+              MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope));
+VBT_MPI_DECL(int, T_cvar_get_index, (const char *name, int *cvar_index));
+VBT_MPI_DECL(int, T_cvar_handle_alloc,
+             (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count));
+VBT_MPI_DECL(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle));
+VBT_MPI_DECL(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf));
+VBT_MPI_DECL(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf));
+VBT_MPI_DECL(int, T_pvar_get_num, (int *num_pvar));
+VBT_MPI_DECL(int, T_pvar_get_info,
+             (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+              MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+              int *bind, int *readonly, int *continuous, int *atomic));
+VBT_MPI_DECL(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index));
+VBT_MPI_DECL(int, T_pvar_session_create, (MPI_T_pvar_session *session));
+VBT_MPI_DECL(int, T_pvar_session_free, (MPI_T_pvar_session *session));
+VBT_MPI_DECL(int, T_pvar_handle_alloc,
+             (MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+              MPI_T_pvar_handle *handle, int *count));
+VBT_MPI_DECL(int, T_pvar_handle_free,
+             (MPI_T_pvar_session session, MPI_T_pvar_handle *handle));
+VBT_MPI_DECL(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+VBT_MPI_DECL(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+VBT_MPI_DECL(int, T_pvar_read,
+             (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+VBT_MPI_DECL(int, T_pvar_write,
+             (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf));
+VBT_MPI_DECL(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle));
+VBT_MPI_DECL(int, T_pvar_readreset,
+             (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf));
+VBT_MPI_DECL(int, T_category_get_num, (int *num_cat));
+VBT_MPI_DECL(int, T_category_get_info,
+             (int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+              int *num_cvars, int *num_pvars, int *num_categories));
+VBT_MPI_DECL(int, T_category_get_num_events, (int cat_index, int *num_events));
+VBT_MPI_DECL(int, T_category_get_index, (const char *name, int *cat_index));
+VBT_MPI_DECL(int, T_category_get_cvars, (int cat_index, int len, int indices[]));
+VBT_MPI_DECL(int, T_category_get_pvars, (int cat_index, int len, int indices[]));
+VBT_MPI_DECL(int, T_category_get_events, (int cat_index, int len, int indices[]));
+VBT_MPI_DECL(int, T_category_get_categories, (int cat_index, int len, int indices[]));
+VBT_MPI_DECL(int, T_category_changed, (int *update_number));
+VBT_MPI_DECL(int, T_source_get_num, (int *num_sources));
+VBT_MPI_DECL(int, T_source_get_info,
+             (int source_index, char *name, int *name_len, char *desc, int *desc_len,
+              MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+              MPI_Info *info));
+VBT_MPI_DECL(int, T_source_get_timestamp, (int source_index, MPI_Count *timestamp));
+VBT_MPI_DECL(int, T_event_get_num, (int *num_events));
+VBT_MPI_DECL(int, T_event_get_info,
+             (int event_index, char *name, int *name_len, int *verbosity,
+              MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+              int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+              int *desc_len, int *bind));
+VBT_MPI_DECL(int, T_event_get_index, (const char *name, int *event_index));
+VBT_MPI_DECL(int, T_event_handle_alloc,
+             (int event_index, void *obj_handle, MPI_Info info,
+              MPI_T_event_registration *event_registration));
+VBT_MPI_DECL(int, T_event_handle_set_info,
+             (MPI_T_event_registration event_registration, MPI_Info info));
+VBT_MPI_DECL(int, T_event_handle_get_info,
+             (MPI_T_event_registration event_registration, MPI_Info *info_used));
+VBT_MPI_DECL(int, T_event_register_callback,
+             (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+              MPI_Info info, void *user_data, MPI_T_event_cb_function *event_cb_function));
+VBT_MPI_DECL(int, T_event_callback_set_info,
+             (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+              MPI_Info info));
+VBT_MPI_DECL(int, T_event_callback_get_info,
+             (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+              MPI_Info *info_used));
+VBT_MPI_DECL(int, T_event_handle_free,
+             (MPI_T_event_registration event_registration, void *user_data,
+              MPI_T_event_free_cb_function *free_cb_function));
+VBT_MPI_DECL(int, T_event_set_dropped_handler,
+             (MPI_T_event_registration event_registration,
+              MPI_T_event_dropped_cb_function *dropped_cb_function));
+VBT_MPI_DECL(int, T_event_read, (MPI_T_event_instance event_instance, int element_index,
+                                 void *buffer));
+VBT_MPI_DECL(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer));
+VBT_MPI_DECL(int, T_event_get_timestamp,
+             (MPI_T_event_instance event_instance, MPI_Count *event_timestamp));
+VBT_MPI_DECL(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index));
 /* clang-format on */
 
 #undef VBT_MPI_DECL

@@ -83,6 +83,25 @@ static const errclass_info_t errclasses[] = {
     E(MPI_ERR_PROC_ABORTED, "a peer process aborted"),
     E(MPI_ERR_VALUE_TOO_LARGE, "value too large for the output argument"),
     E(MPI_ERR_ERRHANDLER, "invalid error handler"),
+    /* The tools interface's (MPI_T, runtime/api/mpit_*.c). */
+    E(MPI_T_ERR_CANNOT_INIT, "the tools interface cannot be initialised"),
+    E(MPI_T_ERR_NOT_ACCESSIBLE, "the tools interface is not accessible"),
+    E(MPI_T_ERR_NOT_INITIALIZED, "the tools interface is not initialised: call MPI_T_init_thread"),
+    E(MPI_T_ERR_NOT_SUPPORTED, "not supported by the tools interface"),
+    E(MPI_T_ERR_MEMORY, "out of memory in the tools interface"),
+    E(MPI_T_ERR_INVALID, "invalid use of the tools interface or bad parameter value"),
+    E(MPI_T_ERR_INVALID_INDEX, "invalid index of a variable, category, event or source"),
+    E(MPI_T_ERR_INVALID_ITEM, "invalid item index of an enumeration"),
+    E(MPI_T_ERR_INVALID_SESSION, "invalid performance-variable session"),
+    E(MPI_T_ERR_INVALID_HANDLE, "invalid tools-interface handle"),
+    E(MPI_T_ERR_INVALID_NAME, "no variable, category or event of that name"),
+    E(MPI_T_ERR_OUT_OF_HANDLES, "no more tools-interface handles"),
+    E(MPI_T_ERR_OUT_OF_SESSIONS, "no more performance-variable sessions"),
+    E(MPI_T_ERR_CVAR_SET_NOT_NOW, "the control variable cannot be set now"),
+    E(MPI_T_ERR_CVAR_SET_NEVER, "the control variable cannot be set (read-only or constant)"),
+    E(MPI_T_ERR_PVAR_NO_WRITE, "the performance variable cannot be written or reset"),
+    E(MPI_T_ERR_PVAR_NO_STARTSTOP, "the performance variable is continuous: no start or stop"),
+    E(MPI_T_ERR_PVAR_NO_ATOMIC, "the performance variable cannot be read and reset atomically"),
 };
 #undef E
 

@@ -255,8 +255,11 @@ vbt_status_t vbt_p2p_init(void)
         if (w != vbt_p2p.my_world && vbt_tl_of(w)->max_send > vbt_p2p.scratch_len)
             vbt_p2p.scratch_len = vbt_tl_of(w)->max_send;
     vbt_p2p.scratch = malloc(vbt_p2p.scratch_len);
-    if (vbt_p2p.scratch == NULL)
+    vbt_p2p.peer_cnt = calloc((size_t)vbt_p2p.world_size, sizeof(*vbt_p2p.peer_cnt));
+    if (vbt_p2p.scratch == NULL || vbt_p2p.peer_cnt == NULL)
         return VBT_ERR_NO_MEMORY;
+    for (int w = 0; w < vbt_p2p.world_size; w++)
+        vbt_p2p.peer_cnt[w] = w == vbt_p2p.my_world ? &vbt_p2p.stats.self : &vbt_tl_of(w)->cnt;
     /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
     if (vbt_tl_spin_polls() > 0)
         vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls());
@@ -268,6 +271,11 @@ vbt_status_t vbt_p2p_init(void)
         vbt_debug("progress: polling calls yield the core after %u empty polls in a row",
                   vbt_p2p.poll_yield_after);
     return VBT_OK;
+}
+
+const vbt_p2p_stats_t *vbt_p2p_stats(void)
+{
+    return &vbt_p2p.stats;
 }
 
 vbt_status_t vbt_p2p_flush(void)
@@ -288,6 +296,7 @@ void vbt_p2p_cleanup(void)
                   (unsigned long long)vbt_p2p.poll_yields, vbt_p2p.poll_yield_after);
     vbt_tl_finalize();
     free(vbt_p2p.scratch);
+    free(vbt_p2p.peer_cnt);
     free(vbt_p2p.frag);
     free(vbt_p2p.sendq);
     vbt_p2p_unexp_cleanup();

@@ -13,6 +13,7 @@
 #include "vbt_progress.h"
 #include "vbt_request.h"
 #include "vbt_status.h"
+#include "vbt_tl_ops.h"
 
 /* The runtime's wire header, first in every message. Decoded defensively. */
 #define VBT_P2P_WIRE_VERSION 5
@@ -71,6 +72,18 @@ typedef struct __attribute__((packed)) {
     uint64_t addr;     /* where to put */
     uint64_t rkey;     /* the key of that registration, as its transport packs it */
 } vbt_p2p_cts_t;
+
+/* What MPI_T's performance variables read of the engine (runtime/mpit/vbt_mpit_pvar.c); the
+ * per-transport message counters are in each transport's interface object (vbt_tl_counters_t),
+ * messages to oneself in self. Zero while the engine is down. */
+typedef struct {
+    uint64_t unexp_len; /* unexpected messages held: queued, or taken by MPI_Mprobe, not received */
+    uint64_t unexp_hwm; /* the most unexp_len has been */
+    uint64_t posted_len; /* receives posted and not matched yet */
+    vbt_tl_counters_t self;
+} vbt_p2p_stats_t;
+
+const vbt_p2p_stats_t *vbt_p2p_stats(void);
 
 vbt_status_t vbt_p2p_init(void);
 /* Hand every queued send to the transport (MPI_Finalize). */

@@ -81,6 +81,10 @@ typedef struct {
     unsigned poll_yield_after;
     unsigned poll_empty;  /* polling calls in a row that found nothing */
     uint64_t poll_yields; /* the yields they made (logged at debug level by MPI_Finalize) */
+    /* By world rank: where a peer's messages are counted (its transport's counters, or
+     * stats.self for ourselves), so counting costs no branch. */
+    vbt_tl_counters_t **peer_cnt;
+    vbt_p2p_stats_t stats;
 } vbt_p2p_state_t;
 
 /* The point-to-point engine of this process (vbt_p2p.c). */

@@ -37,9 +37,12 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
                   src_world, vbt_p2p.frag[src_world].received, vbt_p2p.frag[src_world].total);
         return;
     }
+    vbt_p2p.peer_cnt[src_world]->msgs_recvd++;
+    vbt_p2p.peer_cnt[src_world]->bytes_recvd += hdr->len;
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
+        vbt_p2p.stats.posted_len--;
         vbt_p2p_recv_fill(req, hdr->src, hdr->tag, hdr->len);
         vbt_p2p_copy_clipped(req, 0, payload, len);
         if (hdr->id != 0)
@@ -227,10 +230,12 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
         return VBT_OK;
     }
     u = vbt_match_find_unexpected(q, src, tag, 1);
-    if (u != NULL)
+    if (u != NULL) {
         recv_from_unexp(req, u);
-    else
+    } else {
         vbt_match_append_posted(q, req);
+        vbt_p2p.stats.posted_len++;
+    }
     return VBT_OK;
 }
 
@@ -284,6 +289,7 @@ void vbt_p2p_cancel(vbt_request_t *req)
     if (req->kind != VBT_REQ_RECV || req->complete)
         return;
     if (vbt_match_remove_posted(&comm->match[req->context_id & 1], req)) {
+        vbt_p2p.stats.posted_len--;
         req->flags |= VBT_REQF_CANCELLED;
         req->status_source = MPI_ANY_SOURCE;
         req->status_tag = MPI_ANY_TAG;

@@ -232,9 +232,13 @@ void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m)
         vbt_p2p_bad_envelope(src_world, comm, hdr);
         return;
     }
+    vbt_p2p.peer_cnt[src_world]->msgs_recvd++;
+    vbt_p2p.peer_cnt[src_world]->bytes_recvd += hdr->len;
+    vbt_p2p.peer_cnt[src_world]->rndv_recvd++;
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
+        vbt_p2p.stats.posted_len--;
         vbt_p2p_rndv_recv_start(req, &rts);
         return;
     }

@@ -16,6 +16,7 @@ static void sendq_append(vbt_request_t *req)
         q->head = req;
     q->tail = req;
     vbt_p2p.npending++;
+    vbt_p2p.peer_cnt[req->peer_world]->stalls++;
 }
 
 void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status)
@@ -176,6 +177,8 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
         return VBT_OK;
     }
     req->peer_world = vbt_comm_world_rank(comm, dest);
+    vbt_p2p.peer_cnt[req->peer_world]->msgs_sent++;
+    vbt_p2p.peer_cnt[req->peer_world]->bytes_sent += bytes;
     if (req->peer_world == vbt_p2p.my_world) {
         /* To ourselves: straight into the matching engine, no NIC. */
         vbt_p2p_msg_t m = {.hdr = {.version = VBT_P2P_WIRE_VERSION,
@@ -213,6 +216,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
             }
         }
         req->flags |= VBT_REQF_RNDV;
+        tl->cnt.rndv_sent++;
     }
     status = vbt_p2p_send_or_queue(req);
     if (unlikely(status != VBT_OK)) {

@@ -157,6 +157,10 @@ vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data, int src_world)
     u->len = len;
     s->live++;
     s->live_bytes += len;
+    vbt_p2p.stats.unexp_len++;
+    vbt_p2p.stats.unexp_hwm = vbt_p2p.stats.unexp_len > vbt_p2p.stats.unexp_hwm
+                                  ? vbt_p2p.stats.unexp_len
+                                  : vbt_p2p.stats.unexp_hwm;
     return u;
 
 err_give_record:
@@ -181,4 +185,5 @@ void vbt_p2p_unexp_release(vbt_unexp_t *u)
     s->live_bytes -= len;
     u->next = s->records;
     s->records = u;
+    vbt_p2p.stats.unexp_len--;
 }

@@ -7,6 +7,7 @@
 #include "vbt_info.h"
 #include "vbt_log.h"
 #include "vbt_message.h"
+#include "vbt_mpit.h"
 #include "vbt_op.h"
 #include "vbt_p2p.h"
 #include "vbt_request.h"
@@ -90,6 +91,7 @@ static vbt_status_t teardown(void)
     st = vbt_pmix_barrier();
     if (status == VBT_OK)
         status = st;
+    vbt_mpit_library_down(); /* a tool's counters outlive the objects that keep them */
     vbt_p2p_cleanup();
     vbt_request_cleanup();
     vbt_comm_cleanup_predefined();

@@ -20,6 +20,7 @@ typedef enum {
 } vbt_rt_state_t;
 
 struct vbt_session;
+struct vbt_mpit;
 
 typedef struct {
     vbt_rt_state_t state; /* of the World model only: what MPI_Initialized/MPI_Finalized say */
@@ -31,6 +32,7 @@ typedef struct {
     int oversubscribed;        /* more ranks on this node than cores: never spin */
     vbt_fortran_abi_t fortran; /* MPI_Abi_set_fortran_info/booleans: kept across Init/Finalize */
     vbt_bsend_buf_t bsend;     /* the process's buffer (MPI_Buffer_attach) */
+    struct vbt_mpit *mpit;     /* the tools interface (MPI_T_init_thread .. MPI_T_finalize) */
 } vbt_runtime_t;
 
 extern vbt_runtime_t vbt_rt;

@@ -1,4 +1,5 @@
 #include "vbt_tl.h"
+#include "vbt_clock.h"
 #include "vbt_config.h"
 #include "vbt_log.h"
 
@@ -255,6 +256,7 @@ vbt_status_t vbt_tl_block(int timeout_ms)
     struct pollfd fds[VBT_TL_MAX];
     vbt_tl_iface_t *slept[VBT_TL_MAX];
     int nfds = 0, rc;
+    uint64_t start_ns;
     vbt_status_t status = VBT_OK;
 
     for (int i = 0; i < vbt_tl.nup; i++) {
@@ -283,7 +285,11 @@ vbt_status_t vbt_tl_block(int timeout_ms)
     }
     if (nfds == 0)
         return VBT_OK;
+    start_ns = vbt_now_ns();
     rc = poll(fds, (nfds_t)nfds, timeout_ms);
+    vbt_tl.blocked_ns += vbt_now_ns() - start_ns;
+    vbt_tl.sleeps++;
+    vbt_tl.wakeups += rc > 0;
     if (rc < 0 && errno != EINTR) {
         vbt_error("poll() on the transports' wake-up descriptors failed: %m");
         rc = 0;

@@ -28,6 +28,11 @@ typedef struct {
     vbt_tl_t **peer;          /* by world rank; NULL for ourselves */
     vbt_tl_t *up[VBT_TL_MAX]; /* the instances that are up, in table order */
     int nup;
+    /* vbt_tl_block's sleeps, for MPI_T's performance variables: how many, how many ended by
+     * an event (the others timed out), and the nanoseconds spent in them. */
+    uint64_t sleeps;
+    uint64_t wakeups;
+    uint64_t blocked_ns;
 } vbt_tl_state_t;
 
 extern vbt_tl_state_t vbt_tl;

@@ -362,6 +362,7 @@ vbt_status_t vbt_ib_rndv_init(vbt_ib_iface_t *c)
     } else if (status == VBT_OK) {
         c->hooks_held = 1;
     }
+    c->super.rcache = c->rcache;
     return status;
 }
 

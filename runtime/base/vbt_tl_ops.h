@@ -98,6 +98,23 @@ typedef struct {
 /* The largest address blob a transport publishes. */
 #define VBT_TL_ADDR_MAX 256
 
+/* ---- counters (MPI_T's performance variables) ---------------------------------------------
+ * Kept in the interface object, plain increments by the one thread that drives the instance
+ * (no atomics, no branches). The runtime counts the MPI messages it hands to the transport and
+ * those that arrive through it (a message once, however many pieces: payload bytes, not the
+ * headers), and the sends the transport refused for want of credits or ring cells. */
+typedef struct {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t rndv_sent; /* of msgs_sent: by rendezvous; the others went eagerly */
+    uint64_t msgs_recvd;
+    uint64_t bytes_recvd;
+    uint64_t rndv_recvd;
+    uint64_t stalls; /* sends queued because the transport said VBT_ERR_NO_RESOURCE */
+} vbt_tl_counters_t;
+
+struct vbt_rcache;
+
 /* ---- the interface object ----------------------------------------------------------------
  * Each transport's instance struct begins with this (the runtime reads only these fields; the
  * transport casts to its own type). Filled by init, final after wireup. */
@@ -112,6 +129,8 @@ struct vbt_tl_iface {
     size_t rndv_threshold; /* larger messages go by rendezvous (the transport's knob) */
     int spin_polls;        /* polls a wait should spin before it yields (0: the default);
                               a software NIC whose work runs on our cores wants few */
+    vbt_tl_counters_t cnt; /* kept by the runtime (see above) */
+    const struct vbt_rcache *rcache; /* the registration cache, for its statistics, or NULL */
 };
 
 /* ---- the ops table ----------------------------------------------------------------------- */
