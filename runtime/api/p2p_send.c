@@ -2,21 +2,32 @@
 #include "vbt_api_p2p.h"
 #include "vbt_bsend.h"
 
+#include <limits.h>
 #include <string.h>
 
 VBT_PMPI_ALIAS(Send)
+VBT_PMPI_ALIAS(Send_c)
 VBT_PMPI_ALIAS(Ssend)
+VBT_PMPI_ALIAS(Ssend_c)
 VBT_PMPI_ALIAS(Rsend)
+VBT_PMPI_ALIAS(Rsend_c)
 VBT_PMPI_ALIAS(Bsend)
+VBT_PMPI_ALIAS(Bsend_c)
 VBT_PMPI_ALIAS(Isend)
+VBT_PMPI_ALIAS(Isend_c)
 VBT_PMPI_ALIAS(Issend)
+VBT_PMPI_ALIAS(Issend_c)
 VBT_PMPI_ALIAS(Irsend)
+VBT_PMPI_ALIAS(Irsend_c)
 VBT_PMPI_ALIAS(Ibsend)
+VBT_PMPI_ALIAS(Ibsend_c)
 VBT_PMPI_ALIAS(Buffer_attach)
+VBT_PMPI_ALIAS(Buffer_attach_c)
 VBT_PMPI_ALIAS(Buffer_detach)
+VBT_PMPI_ALIAS(Buffer_detach_c)
 
 /* Check the arguments and start the send; blocking callers then wait on *req_p. */
-static inline int start_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+static inline int start_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
                              int dest, int tag, MPI_Comm comm, unsigned flags,
                              vbt_request_t **req_p)
 {
@@ -38,7 +49,7 @@ static inline int start_send(const char *call, const void *buf, int count, MPI_D
     return MPI_SUCCESS;
 }
 
-static inline int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+static inline int blocking_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
                                 int dest, int tag, MPI_Comm comm, unsigned flags)
 {
     vbt_request_t *req;
@@ -60,9 +71,9 @@ static inline int blocking_send(const char *call, const void *buf, int count, MP
                                      : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
 }
 
-static inline int nonblocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
-                                   int dest, int tag, MPI_Comm comm, unsigned flags,
-                                   MPI_Request *request)
+static inline int nonblocking_send(const char *call, const void *buf, MPI_Count count,
+                                   MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                   unsigned flags, MPI_Request *request)
 {
     vbt_request_t *req;
     int rc;
@@ -81,9 +92,21 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
 }
 
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return blocking_send("MPI_Send_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC);
+}
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return blocking_send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC);
 }
 
 /* A ready send may assume the receive is posted; sending it as a standard send is correct. */
@@ -92,10 +115,22 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
 }
 
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return blocking_send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Isend_c", buf, count, datatype, dest, tag, comm, 0, request);
 }
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -105,10 +140,23 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                             request);
 }
 
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Issend_c", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC,
+                            request);
+}
+
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
     return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, 0, request);
 }
 
 /* Buffered: copy into the attached buffer and send from there; the caller's request completes
@@ -170,8 +218,8 @@ static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_dat
     return MPI_SUCCESS;
 }
 
-static int buffered_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request)
+static int buffered_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_data_t d;
 
@@ -199,6 +247,12 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return buffered_send("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return buffered_send("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
+}
+
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -208,34 +262,77 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return buffered_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
 {
-    VBT_API_ENTER("MPI_Buffer_attach");
+    if (request == NULL)
+        return vbt_error_raise(vbt_comm_get(comm), "MPI_Ibsend_c", MPI_ERR_ARG,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    return buffered_send("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+
+static int buffer_attach(const char *call, void *buffer, MPI_Count size)
+{
+    VBT_API_ENTER(call);
     if (size < 0 || (buffer == NULL && size > 0))
-        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_ARG,
-                               "arguments buffer %p and size %d do not describe a buffer", buffer,
-                               size);
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG,
+                               "arguments buffer %p and size %lld do not describe a buffer", buffer,
+                               (long long)size);
     if (vbt_bsend_attach(buffer, (size_t)size) != VBT_OK)
-        return vbt_error_raise(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER,
+        return vbt_error_raise(NULL, call, MPI_ERR_BUFFER,
                                "a buffer is already attached: call MPI_Buffer_detach first");
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    return buffer_attach("MPI_Buffer_attach_c", buffer, size);
+}
+
+/* Detach; the buffer's size in *size_p (the int form answers MPI_UNDEFINED if it does not fit). */
+static int buffer_detach(const char *call, void *buffer_addr, size_t *size_p)
 {
     void *buf;
     size_t sz;
     vbt_status_t st;
 
-    VBT_API_ENTER("MPI_Buffer_detach");
-    VBT_API_PTR(NULL, "MPI_Buffer_detach", buffer_addr, "buffer_addr");
-    VBT_API_PTR(NULL, "MPI_Buffer_detach", size, "size");
+    VBT_API_ENTER(call);
+    VBT_API_PTR(NULL, call, buffer_addr, "buffer_addr");
     if (!vbt_bsend_attached())
-        return vbt_error_raise(NULL, "MPI_Buffer_detach", MPI_ERR_BUFFER, "no buffer is attached");
+        return vbt_error_raise(NULL, call, MPI_ERR_BUFFER, "no buffer is attached");
     st = vbt_bsend_detach(&buf, &sz);
     if (st != VBT_OK)
-        return vbt_api_failed(NULL, "MPI_Buffer_detach", st);
+        return vbt_api_failed(NULL, call, st);
     *(void **)buffer_addr = buf;
-    *size = (int)sz;
+    *size_p = sz;
     return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    size_t sz;
+    int rc;
+
+    VBT_API_PTR(NULL, "MPI_Buffer_detach", size, "size");
+    rc = buffer_detach("MPI_Buffer_detach", buffer_addr, &sz);
+    if (rc == MPI_SUCCESS)
+        *size = sz > INT_MAX ? MPI_UNDEFINED : (int)sz;
+    return rc;
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    size_t sz;
+    int rc;
+
+    VBT_API_PTR(NULL, "MPI_Buffer_detach_c", size, "size");
+    rc = buffer_detach("MPI_Buffer_detach_c", buffer_addr, &sz);
+    if (rc == MPI_SUCCESS)
+        *size = (MPI_Count)sz;
+    return rc;
 }
