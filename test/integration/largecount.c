@@ -478,6 +478,28 @@ static void test_queries(MPI_Comm comm, int check_msg)
     CHECK(MPI_Type_get_extent_c(v, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent == 48);
     CHECK(MPI_Type_get_true_extent_c(v, &lb, &extent) == MPI_SUCCESS && extent == 48);
     CHECK(MPI_Type_size_c(v, &sz) == MPI_SUCCESS && sz == 24);
+    { /* Pack_c / Unpack_c of the vector (2 of every 5 ints, 3 times) and Pack_size_c. */
+        int src[15], dst[15], isz;
+        char packed[64];
+        MPI_Count pos = 0, psz;
+
+        for (int i = 0; i < 15; i++)
+            src[i] = 1000 + i;
+        CHECK(MPI_Type_commit(&v) == MPI_SUCCESS);
+        CHECK(MPI_Pack_size_c(2, v, comm, &psz) == MPI_SUCCESS && psz == 48);
+        CHECK(MPI_Pack_c(src, 1, v, packed, 64, &pos, comm) == MPI_SUCCESS && pos == 24);
+        CHECK(MPI_Pack_c(src, 1, MPI_INT, packed, 64, &pos, comm) == MPI_SUCCESS && pos == 28);
+        memset(dst, 0, sizeof(dst));
+        pos = 0;
+        CHECK(MPI_Unpack_c(packed, 28, &pos, dst, 1, v, comm) == MPI_SUCCESS && pos == 24);
+        for (int i = 0; i < 15; i++)
+            CHECK(dst[i] == (i % 5 < 2 ? 1000 + i : 0));
+        CHECK(MPI_Unpack_c(packed, 28, &pos, dst, 1, MPI_INT, comm) == MPI_SUCCESS && pos == 28);
+        CHECK(dst[0] == 1000);
+        CHECK(MPI_Pack_size(1 << 30, v, comm, &isz) == MPI_SUCCESS && isz == MPI_UNDEFINED);
+        CHECK(MPI_Pack_size_c((MPI_Count)1 << 30, v, comm, &psz) == MPI_SUCCESS &&
+              psz == (MPI_Count)24 << 30);
+    }
     CHECK(MPI_Type_free(&v) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     rc = captured(bad_send_c, comm, msg, sizeof(msg));
