@@ -497,6 +497,19 @@ static void test_queries(MPI_Comm comm, int check_msg)
         CHECK(MPI_Unpack_c(packed, 28, &pos, dst, 1, MPI_INT, comm) == MPI_SUCCESS && pos == 28);
         CHECK(dst[0] == 1000);
         CHECK(MPI_Pack_size(1 << 30, v, comm, &isz) == MPI_SUCCESS && isz == MPI_UNDEFINED);
+        /* external32: big-endian ints. */
+        pos = 0;
+        CHECK(MPI_Pack_external_size_c("external32", 3, MPI_INT, &psz) == MPI_SUCCESS && psz == 12);
+        CHECK(MPI_Pack_external_c("external32", src, 3, MPI_INT, packed, 64, &pos) == MPI_SUCCESS &&
+              pos == 12);
+        CHECK((unsigned char)packed[3] == (1000 & 0xff) && (unsigned char)packed[2] == 1000 >> 8);
+        CHECK((unsigned char)packed[11] == (1002 & 0xff) && packed[8] == 0);
+        memset(dst, 0, sizeof(dst));
+        pos = 0;
+        CHECK(MPI_Unpack_external_c("external32", packed, 12, &pos, dst, 3, MPI_INT) ==
+                  MPI_SUCCESS &&
+              pos == 12);
+        CHECK(dst[0] == 1000 && dst[1] == 1001 && dst[2] == 1002);
         CHECK(MPI_Pack_size_c((MPI_Count)1 << 30, v, comm, &psz) == MPI_SUCCESS &&
               psz == (MPI_Count)24 << 30);
     }
