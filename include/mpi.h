@@ -674,33 +674,65 @@ VBT_MPI_DECL(int, Session_call_errhandler, (MPI_Session session, int errorcode))
 /* Group "point-to-point": sends, receives, completion, probes, status queries. */
 VBT_MPI_DECL(int, Send,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Send_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Recv,
              (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status));
+VBT_MPI_DECL(int, Recv_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status));
 VBT_MPI_DECL(int, Isend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Isend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Irecv,
              (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Irecv_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Ssend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Ssend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Issend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Issend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Rsend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Rsend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Irsend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Irsend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Bsend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+VBT_MPI_DECL(int, Bsend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Ibsend,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Ibsend_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 /* buffer_addr is really a void ** passed as void * (standard C binding). */
 VBT_MPI_DECL(int, Buffer_attach, (void *buffer, int size));
+VBT_MPI_DECL(int, Buffer_attach_c, (void *buffer, MPI_Count size));
 VBT_MPI_DECL(int, Buffer_detach, (void *buffer_addr, int *size));
+VBT_MPI_DECL(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size));
 VBT_MPI_DECL(int, Buffer_flush, (void));
 VBT_MPI_DECL(int, Buffer_iflush, (MPI_Request *request));
 VBT_MPI_DECL(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size));
@@ -711,8 +743,6 @@ VBT_MPI_DECL(int, Session_attach_buffer, (MPI_Session session, void *buffer, int
 VBT_MPI_DECL(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size));
 VBT_MPI_DECL(int, Session_flush_buffer, (MPI_Session session));
 VBT_MPI_DECL(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request));
-VBT_MPI_DECL(int, Buffer_attach_c, (void *buffer, MPI_Count size));
-VBT_MPI_DECL(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size));
 VBT_MPI_DECL(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size));
 VBT_MPI_DECL(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size));
 VBT_MPI_DECL(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size));
@@ -722,8 +752,15 @@ VBT_MPI_DECL(int, Sendrecv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Status *status));
+VBT_MPI_DECL(int, Sendrecv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+              int recvtag, MPI_Comm comm, MPI_Status *status));
 VBT_MPI_DECL(int, Sendrecv_replace,
              (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+              int recvtag, MPI_Comm comm, MPI_Status *status));
+VBT_MPI_DECL(int, Sendrecv_replace_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
               int recvtag, MPI_Comm comm, MPI_Status *status));
 VBT_MPI_DECL(int, Wait, (MPI_Request *request, MPI_Status *status));
 VBT_MPI_DECL(int, Waitall,
@@ -753,8 +790,14 @@ VBT_MPI_DECL(int, Improbe,
 VBT_MPI_DECL(int, Mrecv,
              (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Status *status));
+VBT_MPI_DECL(int, Mrecv_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status));
 VBT_MPI_DECL(int, Imrecv,
              (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Imrecv_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Request *request));
 VBT_MPI_DECL(int, Request_free, (MPI_Request *request));
 VBT_MPI_DECL(int, Cancel, (MPI_Request *request));
@@ -763,17 +806,32 @@ VBT_MPI_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag));
 VBT_MPI_DECL(int, Send_init,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Send_init_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Bsend_init,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Bsend_init_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Ssend_init,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Ssend_init_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Rsend_init,
              (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request));
+VBT_MPI_DECL(int, Rsend_init_c,
+             (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Recv_init,
              (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Recv_init_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request));
 VBT_MPI_DECL(int, Start, (MPI_Request *request));
 VBT_MPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
@@ -781,8 +839,15 @@ VBT_MPI_DECL(int, Isendrecv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
               void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Isendrecv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+              int recvtag, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Isendrecv_replace,
              (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+              int recvtag, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Isendrecv_replace_c,
+             (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
               int recvtag, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status));
 VBT_MPI_DECL(int, Request_get_status_any,
@@ -815,85 +880,159 @@ VBT_MPI_DECL(int, Pready_range, (int partition_low, int partition_high, MPI_Requ
 VBT_MPI_DECL(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request));
 VBT_MPI_DECL(int, Parrived, (MPI_Request request, int partition, int *flag));
 VBT_MPI_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+VBT_MPI_DECL(int, Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 VBT_MPI_DECL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count));
+VBT_MPI_DECL(int, Get_elements_c,
+             (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 /* Deprecated in MPI-4.1 (use the _c variant); still part of the ABI. */
 VBT_MPI_DECL(int, Get_elements_x,
              (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
 VBT_MPI_DECL(int, Type_size, (MPI_Datatype datatype, int *size));
+VBT_MPI_DECL(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size));
 VBT_MPI_DECL(int, Barrier, (MPI_Comm comm));
 
 /* Group "collectives": blocking collectives on intracommunicators (MPI_Barrier is above). */
 VBT_MPI_DECL(int, Bcast,
              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Bcast_c,
+             (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Reduce,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Allreduce,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm));
+VBT_MPI_DECL(int, Allreduce_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Gather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Gather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Gatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
               MPI_Comm comm));
+VBT_MPI_DECL(int, Gatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Scatter,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Scatter_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Scatterv,
              (const void *sendbuf, const int sendcounts[], const int displs[],
               MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
               int root, MPI_Comm comm));
+VBT_MPI_DECL(int, Scatterv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm));
 VBT_MPI_DECL(int, Allgather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Allgather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Allgatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
               MPI_Comm comm));
+VBT_MPI_DECL(int, Allgatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Alltoall,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoall_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Alltoallv,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoallv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Alltoallw,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+VBT_MPI_DECL(int, Alltoallw_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 VBT_MPI_DECL(int, Reduce_scatter,
              (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce_scatter_c,
+             (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
 VBT_MPI_DECL(int, Reduce_scatter_block,
              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm));
+VBT_MPI_DECL(int, Reduce_scatter_block_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm));
 VBT_MPI_DECL(int, Scan,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm));
+VBT_MPI_DECL(int, Scan_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Exscan,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm));
+VBT_MPI_DECL(int, Exscan_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm));
 /* Neighborhood collectives: over a communicator's Cartesian, graph or distributed graph
  * topology. */
 VBT_MPI_DECL(int, Neighbor_allgather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_allgather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Neighbor_allgatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
               MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_allgatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              MPI_Comm comm));
 VBT_MPI_DECL(int, Neighbor_alltoall,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoall_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Neighbor_alltoallv,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoallv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
 VBT_MPI_DECL(int, Neighbor_alltoallw,
              (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+VBT_MPI_DECL(int, Neighbor_alltoallw_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
 
 /* Nonblocking collectives (MPI-4.1 Sec. 6.12) and persistent collectives (Sec. 6.13). */
@@ -901,205 +1040,400 @@ VBT_MPI_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ibcast,
              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ibcast_c,
+             (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Bcast_init,
              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Bcast_init_c,
+             (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+              MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ireduce,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               int root, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Reduce_init,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               int root, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_init_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Iallreduce,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iallreduce_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Allreduce_init,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Allreduce_init_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Igather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Igather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Gather_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Gather_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
 VBT_MPI_DECL(int, Igatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
               MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Igatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Gatherv_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Gatherv_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Iscatter,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iscatter_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Scatter_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Scatter_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Iscatterv,
              (const void *sendbuf, const int sendcounts[], const int displs[],
               MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iscatterv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
               int root, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Scatterv_init,
              (const void *sendbuf, const int sendcounts[], const int displs[],
               MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
               int root, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Scatterv_init_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Iallgather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iallgather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Allgather_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Allgather_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Iallgatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iallgatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
               MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Allgatherv_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Allgatherv_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ialltoall,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoall_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Alltoall_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Alltoall_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
 VBT_MPI_DECL(int, Ialltoallv,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoallv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Alltoallv_init,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Alltoallv_init_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Ialltoallw,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ialltoallw_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Alltoallw_init,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Alltoallw_init_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ireduce_scatter,
              (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce_scatter_c,
+             (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Reduce_scatter_init,
              (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_scatter_init_c,
+             (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Ireduce_scatter_block,
              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ireduce_scatter_block_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Reduce_scatter_block_init,
              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Reduce_scatter_block_init_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Iscan,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iscan_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Scan_init,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Scan_init_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Iexscan,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Iexscan_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Exscan_init,
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Exscan_init_c,
+             (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ineighbor_allgather,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_allgather_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Neighbor_allgather_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_allgather_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Ineighbor_allgatherv,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_allgatherv_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
               MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Neighbor_allgatherv_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
               MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_allgatherv_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+              MPI_Comm comm, MPI_Info info, MPI_Request *request));
 VBT_MPI_DECL(int, Ineighbor_alltoall,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoall_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
 VBT_MPI_DECL(int, Neighbor_alltoall_init,
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoall_init_c,
+             (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
 VBT_MPI_DECL(int, Ineighbor_alltoallv,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoallv_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Neighbor_alltoallv_init,
              (const void *sendbuf, const int sendcounts[], const int sdispls[],
               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoallv_init_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Ineighbor_alltoallw,
              (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request));
+VBT_MPI_DECL(int, Ineighbor_alltoallw_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Request *request));
 VBT_MPI_DECL(int, Neighbor_alltoallw_init,
              (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
               MPI_Request *request));
+VBT_MPI_DECL(int, Neighbor_alltoallw_init_c,
+             (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+              const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+              MPI_Info info, MPI_Request *request));
 /* Persistent requests. */
 VBT_MPI_DECL(int, Start, (MPI_Request *request));
 VBT_MPI_DECL(int, Startall, (int count, MPI_Request array_of_requests[]));
 
 /* Group "datatypes": derived datatype constructors, queries, packing. */
 VBT_MPI_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_contiguous_c,
+             (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_vector,
              (int count, int blocklength, int stride, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_vector_c,
+             (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_hvector,
              (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hvector_c,
+             (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_indexed,
              (int count, const int array_of_blocklengths[], const int array_of_displacements[],
               MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_indexed_c,
+             (MPI_Count count, const MPI_Count array_of_blocklengths[],
+              const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_hindexed,
              (int count, const int array_of_blocklengths[],
               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hindexed_c,
+             (MPI_Count count, const MPI_Count array_of_blocklengths[],
+              const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_indexed_block,
              (int count, int blocklength, const int array_of_displacements[],
               MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_indexed_block_c,
+             (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_hindexed_block,
              (int count, int blocklength, const MPI_Aint array_of_displacements[],
+              MPI_Datatype oldtype, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_hindexed_block_c,
+             (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
               MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_struct,
              (int count, const int array_of_blocklengths[],
               const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_struct_c,
+             (MPI_Count count, const MPI_Count array_of_blocklengths[],
+              const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
+              MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_resized,
              (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_resized_c,
+             (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_subarray,
              (int ndims, const int array_of_sizes[], const int array_of_subsizes[],
               const int array_of_starts[], int order, MPI_Datatype oldtype,
+              MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_subarray_c,
+             (int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
+              const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_darray,
              (int size, int rank, int ndims, const int array_of_gsizes[],
               const int array_of_distribs[], const int array_of_dargs[],
               const int array_of_psizes[], int order, MPI_Datatype oldtype,
               MPI_Datatype *newtype));
+VBT_MPI_DECL(int, Type_create_darray_c,
+             (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+              const int array_of_distribs[], const int array_of_dargs[],
+              const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
 VBT_MPI_DECL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype));
@@ -1117,9 +1451,12 @@ VBT_MPI_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
 VBT_MPI_DECL(int, Type_commit, (MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_free, (MPI_Datatype *datatype));
 VBT_MPI_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+VBT_MPI_DECL(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
 VBT_MPI_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
 VBT_MPI_DECL(int, Type_get_true_extent,
              (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+VBT_MPI_DECL(int, Type_get_true_extent_c,
+             (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
 VBT_MPI_DECL(int, Type_get_true_extent_x,
              (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
 VBT_MPI_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
@@ -1128,25 +1465,49 @@ VBT_MPI_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 VBT_MPI_DECL(int, Type_get_envelope,
              (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes,
               int *combiner));
+VBT_MPI_DECL(int, Type_get_envelope_c,
+             (MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+              MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner));
 VBT_MPI_DECL(int, Type_get_contents,
              (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
               int array_of_integers[], MPI_Aint array_of_addresses[],
               MPI_Datatype array_of_datatypes[]));
+VBT_MPI_DECL(int, Type_get_contents_c,
+             (MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+              MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+              MPI_Datatype array_of_datatypes[]));
 VBT_MPI_DECL(int, Pack,
              (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm));
+VBT_MPI_DECL(int, Pack_c,
+             (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+              MPI_Count outsize, MPI_Count *position, MPI_Comm comm));
 VBT_MPI_DECL(int, Unpack,
              (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
               MPI_Datatype datatype, MPI_Comm comm));
+VBT_MPI_DECL(int, Unpack_c,
+             (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+              MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm));
 VBT_MPI_DECL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
+VBT_MPI_DECL(int, Pack_size_c,
+             (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size));
 VBT_MPI_DECL(int, Pack_external,
              (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
               void *outbuf, MPI_Aint outsize, MPI_Aint *position));
+VBT_MPI_DECL(int, Pack_external_c,
+             (const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+              void *outbuf, MPI_Count outsize, MPI_Count *position));
 VBT_MPI_DECL(int, Unpack_external,
              (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
               void *outbuf, int outcount, MPI_Datatype datatype));
+VBT_MPI_DECL(int, Unpack_external_c,
+             (const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
+              void *outbuf, MPI_Count outcount, MPI_Datatype datatype));
 VBT_MPI_DECL(int, Pack_external_size,
              (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size));
+VBT_MPI_DECL(int, Pack_external_size_c,
+             (const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size));
 VBT_MPI_DECL(int, Get_address, (const void *location, MPI_Aint *address));
 VBT_MPI_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp));
 VBT_MPI_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));

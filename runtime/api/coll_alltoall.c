@@ -4,8 +4,11 @@
 #include <stdio.h>
 
 VBT_PMPI_ALIAS(Alltoall)
+VBT_PMPI_ALIAS(Alltoall_c)
 VBT_PMPI_ALIAS(Ialltoall)
+VBT_PMPI_ALIAS(Ialltoall_c)
 VBT_PMPI_ALIAS(Alltoall_init)
+VBT_PMPI_ALIAS(Alltoall_init_c)
 VBT_PMPI_ALIAS(Alltoallv)
 VBT_PMPI_ALIAS(Ialltoallv)
 VBT_PMPI_ALIAS(Alltoallv_init)
@@ -13,8 +16,9 @@ VBT_PMPI_ALIAS(Alltoallw)
 VBT_PMPI_ALIAS(Ialltoallw)
 VBT_PMPI_ALIAS(Alltoallw_init)
 
-static int alltoall_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int alltoall_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Alltoall";
     vbt_status_t st;
@@ -47,10 +51,25 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
+int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+}
+
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ialltoall", 0, MPI_INFO_NULL, request};
+
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoall_c", 0, MPI_INFO_NULL, request};
 
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
@@ -60,6 +79,15 @@ int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Alltoall_init", 1, info, request};
+
+    return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Alltoall_init_c", 1, info, request};
 
     return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }

@@ -2,10 +2,13 @@
 #include "vbt_api_coll.h"
 
 VBT_PMPI_ALIAS(Bcast)
+VBT_PMPI_ALIAS(Bcast_c)
 VBT_PMPI_ALIAS(Ibcast)
+VBT_PMPI_ALIAS(Ibcast_c)
 VBT_PMPI_ALIAS(Bcast_init)
+VBT_PMPI_ALIAS(Bcast_init_c)
 
-static int bcast_any(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+static int bcast_any(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                      const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Bcast";
@@ -35,6 +38,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return bcast_any(buffer, count, datatype, root, comm, NULL);
 }
 
+int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast_any(buffer, count, datatype, root, comm, NULL);
+}
+
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -43,10 +51,26 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     return bcast_any(buffer, count, datatype, root, comm, &nb);
 }
 
+int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ibcast_c", 0, MPI_INFO_NULL, request};
+
+    return bcast_any(buffer, count, datatype, root, comm, &nb);
+}
+
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Bcast_init", 1, info, request};
+
+    return bcast_any(buffer, count, datatype, root, comm, &nb);
+}
+
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Bcast_init_c", 1, info, request};
 
     return bcast_any(buffer, count, datatype, root, comm, &nb);
 }

@@ -9,7 +9,7 @@ const vbt_api_bufname_t vbt_api_recv = {"recvbuf", "recvcount", "recvtype"};
 const vbt_api_bufname_t vbt_api_inout = {"buffer", "count", "datatype"};
 
 int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
-                            const void *buf, int count, MPI_Datatype dt)
+                            const void *buf, MPI_Count count, MPI_Datatype dt)
 {
     const vbt_dtype_t *t = vbt_dtype_get(dt);
 
@@ -26,18 +26,19 @@ int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufna
                                "argument %s is not committed; call MPI_Type_commit first",
                                name->type);
     if (count < 0)
-        return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument %s is %d; it must be 0 or more",
-                               name->count, count);
+        return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument %s is %lld; it must be 0 or more",
+                               name->count, (long long)count);
     if (buf != NULL)
         return vbt_error_raise(c, call, MPI_ERR_BUFFER,
                                "argument %s is %s, which is not a buffer here; pass a buffer of "
-                               "at least %s (%d) elements",
+                               "at least %s (%lld) elements",
                                name->buf,
                                buf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "MPI_BUFFER_AUTOMATIC",
-                               name->count, count);
-    return vbt_error_raise(c, call, MPI_ERR_BUFFER,
-                           "argument %s is NULL with %s %d; pass a buffer of at least %s elements",
-                           name->buf, name->count, count, name->count);
+                               name->count, (long long)count);
+    return vbt_error_raise(
+        c, call, MPI_ERR_BUFFER,
+        "argument %s is NULL with %s %lld; pass a buffer of at least %s elements", name->buf,
+        name->count, (long long)count, name->count);
 }
 
 int vbt_api_coll_bad_root(vbt_comm_t *c, const char *call, int root)
@@ -77,9 +78,9 @@ int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *count
     return MPI_SUCCESS;
 }
 
-int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype)
+int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype)
 {
     if (unlikely(recvbuf == MPI_IN_PLACE))
         return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");

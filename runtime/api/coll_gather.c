@@ -2,20 +2,26 @@
 #include "vbt_api_coll.h"
 
 VBT_PMPI_ALIAS(Gather)
+VBT_PMPI_ALIAS(Gather_c)
 VBT_PMPI_ALIAS(Igather)
+VBT_PMPI_ALIAS(Igather_c)
 VBT_PMPI_ALIAS(Gather_init)
+VBT_PMPI_ALIAS(Gather_init_c)
 VBT_PMPI_ALIAS(Gatherv)
 VBT_PMPI_ALIAS(Igatherv)
 VBT_PMPI_ALIAS(Gatherv_init)
 VBT_PMPI_ALIAS(Allgather)
+VBT_PMPI_ALIAS(Allgather_c)
 VBT_PMPI_ALIAS(Iallgather)
+VBT_PMPI_ALIAS(Iallgather_c)
 VBT_PMPI_ALIAS(Allgather_init)
+VBT_PMPI_ALIAS(Allgather_init_c)
 VBT_PMPI_ALIAS(Allgatherv)
 VBT_PMPI_ALIAS(Iallgatherv)
 VBT_PMPI_ALIAS(Allgatherv_init)
 
 /* The send side: sendbuf may be MPI_IN_PLACE where in_place_ok (why says where it may be). */
-static int check_send(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
+static int check_send(vbt_comm_t *c, const char *call, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, const void *recvbuf, int in_place_ok, const char *why)
 {
     if (sendbuf == MPI_IN_PLACE)
@@ -41,9 +47,9 @@ static int check_recv_v(vbt_comm_t *c, const char *call, const void *recvbuf, co
     return vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, any, recvtype);
 }
 
-static int gather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      const vbt_api_nb_t *nb)
+static int gather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Gather";
     vbt_status_t st;
@@ -86,11 +92,26 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
 }
 
+int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Igather", 0, MPI_INFO_NULL, request};
+
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Igather_c", 0, MPI_INFO_NULL, request};
 
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
@@ -104,9 +125,18 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
-static int gatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, const vbt_api_nb_t *nb)
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Gather_init_c", 1, info, request};
+
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+static int gatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Gatherv";
     vbt_status_t st;
@@ -167,8 +197,8 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        comm, &nb);
 }
 
-static int allgather_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+static int allgather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Allgather";
@@ -202,10 +232,25 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
+int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+}
+
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iallgather", 0, MPI_INFO_NULL, request};
+
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iallgather_c", 0, MPI_INFO_NULL, request};
 
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
@@ -219,9 +264,18 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
 
-static int allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                          MPI_Comm comm, const vbt_api_nb_t *nb)
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allgather_init_c", 1, info, request};
+
+    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
+}
+
+static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Allgatherv";
     vbt_status_t st;

@@ -8,14 +8,20 @@
 #include <stdio.h>
 
 VBT_PMPI_ALIAS(Neighbor_allgather)
+VBT_PMPI_ALIAS(Neighbor_allgather_c)
 VBT_PMPI_ALIAS(Ineighbor_allgather)
+VBT_PMPI_ALIAS(Ineighbor_allgather_c)
 VBT_PMPI_ALIAS(Neighbor_allgather_init)
+VBT_PMPI_ALIAS(Neighbor_allgather_init_c)
 VBT_PMPI_ALIAS(Neighbor_allgatherv)
 VBT_PMPI_ALIAS(Ineighbor_allgatherv)
 VBT_PMPI_ALIAS(Neighbor_allgatherv_init)
 VBT_PMPI_ALIAS(Neighbor_alltoall)
+VBT_PMPI_ALIAS(Neighbor_alltoall_c)
 VBT_PMPI_ALIAS(Ineighbor_alltoall)
+VBT_PMPI_ALIAS(Ineighbor_alltoall_c)
 VBT_PMPI_ALIAS(Neighbor_alltoall_init)
+VBT_PMPI_ALIAS(Neighbor_alltoall_init_c)
 VBT_PMPI_ALIAS(Neighbor_alltoallv)
 VBT_PMPI_ALIAS(Ineighbor_alltoallv)
 VBT_PMPI_ALIAS(Neighbor_alltoallv_init)
@@ -82,8 +88,8 @@ typedef vbt_status_t (*vbt_neighbor_blocks_fn)(vbt_comm_t *, const void *, size_
 /* Neighbor_allgather and Neighbor_alltoall take the same arguments and checks; only the
  * exchange differs. */
 static int neighbor_blocks(const char *call, vbt_neighbor_blocks_fn coll, vbt_coll_kind_t kind,
-                           const vbt_api_nb_t *nb, const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           const vbt_api_nb_t *nb, const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
     int indegree, outdegree;
@@ -118,11 +124,30 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                            recvcount, recvtype, comm);
 }
 
+int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm)
+{
+    return neighbor_blocks("MPI_Neighbor_allgather_c", vbt_coll_neighbor_allgather,
+                           VBT_COLL_NEIGHBOR_ALLGATHER, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
+}
+
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_allgather", 0, MPI_INFO_NULL, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_allgather_c", 0, MPI_INFO_NULL, request};
 
     return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -138,7 +163,17 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-static int neighbor_allgatherv_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_allgather_init_c", 1, info, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_allgather, VBT_COLL_NEIGHBOR_ALLGATHER, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+static int neighbor_allgatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, const int recvcounts[], const int displs[],
                                    MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
@@ -209,6 +244,15 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
                            recvcount, recvtype, comm);
 }
 
+int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm)
+{
+    return neighbor_blocks("MPI_Neighbor_alltoall_c", vbt_coll_neighbor_alltoall,
+                           VBT_COLL_NEIGHBOR_ALLTOALL, NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount, recvtype, comm);
+}
+
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
@@ -219,11 +263,31 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
+int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoall_c", 0, MPI_INFO_NULL, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoall_init", 1, info, request};
+
+    return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
+                           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoall_init_c", 1, info, request};
 
     return neighbor_blocks(nb.call, vbt_coll_neighbor_alltoall, VBT_COLL_NEIGHBOR_ALLTOALL, &nb,
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);

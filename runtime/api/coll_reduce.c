@@ -4,23 +4,38 @@
 #include <limits.h>
 
 VBT_PMPI_ALIAS(Reduce)
+VBT_PMPI_ALIAS(Reduce_c)
 VBT_PMPI_ALIAS(Ireduce)
+VBT_PMPI_ALIAS(Ireduce_c)
 VBT_PMPI_ALIAS(Reduce_init)
+VBT_PMPI_ALIAS(Reduce_init_c)
 VBT_PMPI_ALIAS(Allreduce)
+VBT_PMPI_ALIAS(Allreduce_c)
 VBT_PMPI_ALIAS(Iallreduce)
+VBT_PMPI_ALIAS(Iallreduce_c)
 VBT_PMPI_ALIAS(Allreduce_init)
+VBT_PMPI_ALIAS(Allreduce_init_c)
 VBT_PMPI_ALIAS(Reduce_scatter)
 VBT_PMPI_ALIAS(Ireduce_scatter)
 VBT_PMPI_ALIAS(Reduce_scatter_init)
 VBT_PMPI_ALIAS(Reduce_scatter_block)
+VBT_PMPI_ALIAS(Reduce_scatter_block_c)
 VBT_PMPI_ALIAS(Ireduce_scatter_block)
+VBT_PMPI_ALIAS(Ireduce_scatter_block_c)
 VBT_PMPI_ALIAS(Reduce_scatter_block_init)
+VBT_PMPI_ALIAS(Reduce_scatter_block_init_c)
 VBT_PMPI_ALIAS(Scan)
+VBT_PMPI_ALIAS(Scan_c)
 VBT_PMPI_ALIAS(Iscan)
+VBT_PMPI_ALIAS(Iscan_c)
 VBT_PMPI_ALIAS(Scan_init)
+VBT_PMPI_ALIAS(Scan_init_c)
 VBT_PMPI_ALIAS(Exscan)
+VBT_PMPI_ALIAS(Exscan_c)
 VBT_PMPI_ALIAS(Iexscan)
+VBT_PMPI_ALIAS(Iexscan_c)
 VBT_PMPI_ALIAS(Exscan_init)
+VBT_PMPI_ALIAS(Exscan_init_c)
 
 /* Counts of whole vectors may exceed an int; the checks only need to know they are > 0. */
 static int clamp(size_t n)
@@ -30,8 +45,8 @@ static int clamp(size_t n)
 
 /* sendbuf (scount elements, or MPI_IN_PLACE) and recvbuf (rcount elements) of one datatype,
  * and op on that datatype. */
-static int check_reduce_args(vbt_comm_t *c, const char *call, const void *sendbuf, int scount,
-                             void *recvbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+static int check_reduce_args(vbt_comm_t *c, const char *call, const void *sendbuf, MPI_Count scount,
+                             void *recvbuf, MPI_Count rcount, MPI_Datatype dt, MPI_Op op,
                              const vbt_op_t **op_p)
 {
     if (unlikely(recvbuf == MPI_IN_PLACE))
@@ -51,8 +66,8 @@ typedef vbt_status_t (*reduce_coll_t)(vbt_comm_t *comm, const void *sbuf, void *
                                       MPI_Datatype dt, const vbt_op_t *op);
 
 static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind_t kind,
-                             const vbt_api_nb_t *nb, const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+                             const vbt_api_nb_t *nb, const void *sendbuf, void *recvbuf,
+                             MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const vbt_op_t *o;
     vbt_status_t st;
@@ -77,7 +92,7 @@ static int reduce_everywhere(const char *call, reduce_coll_t coll, vbt_coll_kind
     return MPI_SUCCESS;
 }
 
-static int reduce_any(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+static int reduce_any(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                       MPI_Op op, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Reduce";
@@ -119,10 +134,24 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
+int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, int root, MPI_Comm comm)
+{
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ireduce", 0, MPI_INFO_NULL, request};
+
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
+int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce_c", 0, MPI_INFO_NULL, request};
 
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
 }
@@ -135,11 +164,26 @@ int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
 }
 
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_init_c", 1, info, request};
+
+    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, &nb);
+}
+
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
     return reduce_everywhere("MPI_Allreduce", vbt_coll_allreduce, VBT_COLL_ALLREDUCE, NULL, sendbuf,
                              recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm)
+{
+    return reduce_everywhere("MPI_Allreduce_c", vbt_coll_allreduce, VBT_COLL_ALLREDUCE, NULL,
+                             sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -151,10 +195,29 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                              count, datatype, op, comm);
 }
 
+int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iallreduce_c", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Allreduce_init", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allreduce_init_c", 1, info, request};
 
     return reduce_everywhere(nb.call, vbt_coll_allreduce, VBT_COLL_ALLREDUCE, &nb, sendbuf, recvbuf,
                              count, datatype, op, comm);
@@ -215,7 +278,7 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
     return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
 }
 
-static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recvcount,
+static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     const vbt_api_nb_t *nb)
 {
@@ -230,7 +293,8 @@ static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, int recv
                   .rcount = (size_t)recvcount, .rdt = datatype);
     if (unlikely(recvcount < 0))
         return vbt_error_raise(c, call, MPI_ERR_COUNT,
-                               "argument recvcount is %d; it must be 0 or more", recvcount);
+                               "argument recvcount is %lld; it must be 0 or more",
+                               (long long)recvcount);
     total = (size_t)recvcount * (size_t)c->size;
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
                                     sendbuf == MPI_IN_PLACE ? clamp(total) : recvcount, datatype,
@@ -254,11 +318,26 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
 }
 
+int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, NULL);
+}
+
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Ireduce_scatter_block", 0, MPI_INFO_NULL, request};
+
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
+}
+
+int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce_scatter_block_c", 0, MPI_INFO_NULL, request};
 
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
 }
@@ -272,6 +351,15 @@ int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvc
     return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
 }
 
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_scatter_block_init_c", 1, info, request};
+
+    return reduce_scatter_block_any(sendbuf, recvbuf, recvcount, datatype, op, comm, &nb);
+}
+
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
@@ -279,10 +367,26 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
                              count, datatype, op, comm);
 }
 
+int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm)
+{
+    return reduce_everywhere("MPI_Scan_c", vbt_coll_scan, VBT_COLL_SCAN, NULL, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iscan", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
+}
+
+int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscan_c", 0, MPI_INFO_NULL, request};
 
     return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
                              datatype, op, comm);
@@ -297,11 +401,27 @@ int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                              datatype, op, comm);
 }
 
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scan_init_c", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_scan, VBT_COLL_SCAN, &nb, sendbuf, recvbuf, count,
+                             datatype, op, comm);
+}
+
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
     return reduce_everywhere("MPI_Exscan", vbt_coll_exscan, VBT_COLL_EXSCAN, NULL, sendbuf, recvbuf,
                              count, datatype, op, comm);
+}
+
+int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return reduce_everywhere("MPI_Exscan_c", vbt_coll_exscan, VBT_COLL_EXSCAN, NULL, sendbuf,
+                             recvbuf, count, datatype, op, comm);
 }
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -313,10 +433,28 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                              count, datatype, op, comm);
 }
 
+int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iexscan_c", 0, MPI_INFO_NULL, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Exscan_init", 1, info, request};
+
+    return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
+                             count, datatype, op, comm);
+}
+
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Exscan_init_c", 1, info, request};
 
     return reduce_everywhere(nb.call, vbt_coll_exscan, VBT_COLL_EXSCAN, &nb, sendbuf, recvbuf,
                              count, datatype, op, comm);

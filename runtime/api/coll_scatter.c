@@ -2,14 +2,17 @@
 #include "vbt_api_coll.h"
 
 VBT_PMPI_ALIAS(Scatter)
+VBT_PMPI_ALIAS(Scatter_c)
 VBT_PMPI_ALIAS(Iscatter)
+VBT_PMPI_ALIAS(Iscatter_c)
 VBT_PMPI_ALIAS(Scatter_init)
+VBT_PMPI_ALIAS(Scatter_init_c)
 VBT_PMPI_ALIAS(Scatterv)
 VBT_PMPI_ALIAS(Iscatterv)
 VBT_PMPI_ALIAS(Scatterv_init)
 
 /* The receive side: recvbuf may be MPI_IN_PLACE at the root only. */
-static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, int recvcount,
+static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, MPI_Count recvcount,
                       MPI_Datatype recvtype, const void *sendbuf, int root, const char *why)
 {
     if (recvbuf == MPI_IN_PLACE)
@@ -22,9 +25,9 @@ static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, int recvco
     return MPI_SUCCESS;
 }
 
-static int scatter_any(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       const vbt_api_nb_t *nb)
+static int scatter_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Scatter";
     vbt_status_t st;
@@ -67,11 +70,27 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                        NULL);
 }
 
+int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       NULL);
+}
+
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
     vbt_api_nb_t nb = {"MPI_Iscatter", 0, MPI_INFO_NULL, request};
+
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
+int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscatter_c", 0, MPI_INFO_NULL, request};
 
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
@@ -85,9 +104,18 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scatter_init_c", 1, info, request};
+
+    return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
+}
+
 static int scatterv_any(const void *sendbuf, const int sendcounts[], const int displs[],
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                        int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
     const char *call = nb != NULL ? nb->call : "MPI_Scatterv";
     vbt_status_t st;

@@ -1,9 +1,11 @@
 /* The slow, readable side of the point-to-point argument checks. */
 #include "vbt_api_p2p.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
-int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
+int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, MPI_Count count,
+                       MPI_Datatype dt)
 {
     const vbt_dtype_t *t = vbt_dtype_get(dt);
 
@@ -22,18 +24,23 @@ int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int cou
                                "MPI_Type_commit before communicating with it",
                                (unsigned long)(uintptr_t)dt);
     if (count < 0)
-        return vbt_error_raise(c, call, MPI_ERR_COUNT, "argument count is %d; it must be 0 or more",
-                               count);
+        return vbt_error_raise(c, call, MPI_ERR_COUNT,
+                               "argument count is %lld; it must be 0 or more", (long long)count);
+    if (t->size > 0 && (uint64_t)count > PTRDIFF_MAX / t->size)
+        return vbt_error_raise(c, call, MPI_ERR_COUNT,
+                               "argument count is %lld of a %zu-byte datatype: more bytes than "
+                               "this machine can address; pass a smaller count",
+                               (long long)count, (size_t)t->size);
     if (buf != NULL)
         return vbt_error_raise(c, call, MPI_ERR_BUFFER,
                                "argument buf is %s, which is not a buffer here; pass a buffer of "
-                               "at least count (%d) elements",
+                               "at least count (%lld) elements",
                                buf == MPI_IN_PLACE ? "MPI_IN_PLACE" : "MPI_BUFFER_AUTOMATIC",
-                               count);
+                               (long long)count);
     return vbt_error_raise(c, call, MPI_ERR_BUFFER,
-                           "argument buf is NULL with count %d; pass a buffer of at least count "
-                           "elements",
-                           count);
+                           "argument buf is NULL with count %lld; pass a buffer of at least "
+                           "count elements",
+                           (long long)count);
 }
 
 int vbt_api_bad_rank(vbt_comm_t *c, const char *call, const char *arg, int rank, int any_ok)

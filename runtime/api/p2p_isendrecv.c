@@ -7,7 +7,9 @@
 #include <string.h>
 
 VBT_PMPI_ALIAS(Isendrecv)
+VBT_PMPI_ALIAS(Isendrecv_c)
 VBT_PMPI_ALIAS(Isendrecv_replace)
+VBT_PMPI_ALIAS(Isendrecv_replace_c)
 
 static vbt_status_t post_recv(vbt_comm_t *c, const vbt_api_data_t *d, int source, int tag,
                               vbt_request_t **req_p)
@@ -63,11 +65,11 @@ err_release:
     return vbt_api_failed(c, call, st);
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm comm, MPI_Request *request)
+static int isendrecv_impl(const char *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request *request)
 {
-    const char *call = "MPI_Isendrecv";
     vbt_api_data_t sd, rd;
 
     VBT_API_ENTER(call);
@@ -82,12 +84,28 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     return start_pair(call, c, &sd, dest, sendtag, &rd, source, recvtag, NULL, request);
 }
 
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_impl("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                          recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_impl("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                          recvcount, recvtype, source, recvtag, comm, request);
+}
+
 /* The outgoing data is packed first (sent as bytes: the same type signature on the wire), so
  * the receive lands in buf directly and nothing of buf is overwritten before it is sent. */
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+static int isendrecv_replace_impl(const char *call, void *buf, MPI_Count count,
+                                  MPI_Datatype datatype, int dest, int sendtag, int source,
+                                  int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    const char *call = "MPI_Isendrecv_replace";
     vbt_api_data_t d, sd;
     void *tmp = NULL;
 
@@ -112,4 +130,19 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
         sd.buf = tmp;
     }
     return start_pair(call, c, &sd, dest, sendtag, &d, source, recvtag, tmp, request);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return isendrecv_replace_impl("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag,
+                                  source, recvtag, comm, request);
+}
+
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return isendrecv_replace_impl("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag,
+                                  source, recvtag, comm, request);
 }

@@ -12,17 +12,22 @@
 #include <stdio.h>
 
 VBT_PMPI_ALIAS(Send_init)
+VBT_PMPI_ALIAS(Send_init_c)
 VBT_PMPI_ALIAS(Bsend_init)
+VBT_PMPI_ALIAS(Bsend_init_c)
 VBT_PMPI_ALIAS(Ssend_init)
+VBT_PMPI_ALIAS(Ssend_init_c)
 VBT_PMPI_ALIAS(Rsend_init)
+VBT_PMPI_ALIAS(Rsend_init_c)
 VBT_PMPI_ALIAS(Recv_init)
+VBT_PMPI_ALIAS(Recv_init_c)
 VBT_PMPI_ALIAS(Start)
 VBT_PMPI_ALIAS(Startall)
 
 enum { MODE_STANDARD, MODE_SYNC, MODE_READY, MODE_BUFFERED, MODE_RECV };
 
-static int persist_init(const char *call, void *buf, int count, MPI_Datatype dt, int peer, int tag,
-                        MPI_Comm comm, int mode, MPI_Request *request)
+static int persist_init(const char *call, void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+                        int tag, MPI_Comm comm, int mode, MPI_Request *request)
 {
     int is_recv = mode == MODE_RECV;
     vbt_api_data_t d;
@@ -62,6 +67,13 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
                         MODE_STANDARD, request);
 }
 
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init("MPI_Send_init_c", (void *)(uintptr_t)buf, count, datatype, dest, tag, comm,
+                        MODE_STANDARD, request);
+}
+
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
@@ -69,11 +81,25 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                         MODE_BUFFERED, request);
 }
 
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init("MPI_Bsend_init_c", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                        comm, MODE_BUFFERED, request);
+}
+
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persist_init("MPI_Ssend_init", (void *)(uintptr_t)buf, count, datatype, dest, tag, comm,
                         MODE_SYNC, request);
+}
+
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init("MPI_Ssend_init_c", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                        comm, MODE_SYNC, request);
 }
 
 /* A ready send may assume the receive is posted; sending it as a standard send is correct. */
@@ -84,10 +110,24 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                         MODE_READY, request);
 }
 
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init("MPI_Rsend_init_c", (void *)(uintptr_t)buf, count, datatype, dest, tag,
+                        comm, MODE_READY, request);
+}
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
     return persist_init("MPI_Recv_init", buf, count, datatype, source, tag, comm, MODE_RECV,
+                        request);
+}
+
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return persist_init("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, MODE_RECV,
                         request);
 }
 

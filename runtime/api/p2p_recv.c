@@ -6,18 +6,24 @@
 #include <string.h>
 
 VBT_PMPI_ALIAS(Recv)
+VBT_PMPI_ALIAS(Recv_c)
 VBT_PMPI_ALIAS(Irecv)
+VBT_PMPI_ALIAS(Irecv_c)
 VBT_PMPI_ALIAS(Sendrecv)
+VBT_PMPI_ALIAS(Sendrecv_c)
 VBT_PMPI_ALIAS(Sendrecv_replace)
+VBT_PMPI_ALIAS(Sendrecv_replace_c)
 VBT_PMPI_ALIAS(Probe)
 VBT_PMPI_ALIAS(Iprobe)
 VBT_PMPI_ALIAS(Mprobe)
 VBT_PMPI_ALIAS(Improbe)
 VBT_PMPI_ALIAS(Mrecv)
+VBT_PMPI_ALIAS(Mrecv_c)
 VBT_PMPI_ALIAS(Imrecv)
+VBT_PMPI_ALIAS(Imrecv_c)
 
-static inline int start_recv(const char *call, void *buf, int count, MPI_Datatype dt, int source,
-                             int tag, MPI_Comm comm, vbt_request_t **req_p)
+static inline int start_recv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
+                             int source, int tag, MPI_Comm comm, vbt_request_t **req_p)
 {
     vbt_api_data_t d;
     vbt_status_t st;
@@ -54,59 +60,100 @@ static int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
     return vbt_error_raise(c, call, rc, "receive failed");
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+static int recv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                     int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     vbt_request_t *req;
-    int rc = start_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &req);
+    int rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
 
     if (unlikely(rc != MPI_SUCCESS))
         return rc;
-    return finish_recv("MPI_Recv", req, status);
+    return finish_recv(call, req, status);
 }
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return recv_impl("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+
+int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                MPI_Comm comm, MPI_Status *status)
+{
+    return recv_impl("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+
+static int irecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                      int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     vbt_request_t *req;
     int rc;
 
     if (unlikely(request == NULL))
-        return vbt_error_raise(vbt_comm_get(comm), "MPI_Irecv", MPI_ERR_ARG,
+        return vbt_error_raise(vbt_comm_get(comm), call, MPI_ERR_ARG,
                                "argument request is NULL; pass the address of an MPI_Request");
-    rc = start_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &req);
+    rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
     if (likely(rc == MPI_SUCCESS))
         *request = (MPI_Request)req;
     return rc;
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status)
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return irecv_impl("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+
+int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return irecv_impl("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+
+static int sendrecv_impl(const char *call, const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status)
 {
     MPI_Request sreq;
     vbt_request_t *rreq;
     int rc, src;
 
     /* Post the receive first so a matching send from a peer doing the same never waits. */
-    rc = start_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq);
+    rc = start_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sreq);
+    rc = PMPI_Isend_c(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sreq);
     if (rc != MPI_SUCCESS) {
         vbt_p2p_cancel(rreq);
         vbt_request_release(rreq);
         return rc;
     }
-    rc = finish_recv("MPI_Sendrecv", rreq, status);
+    rc = finish_recv(call, rreq, status);
     src = PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
     return rc != MPI_SUCCESS ? rc : src;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
-    const char *call = "MPI_Sendrecv_replace";
+    return sendrecv_impl("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_impl("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, status);
+}
+
+static int sendrecv_replace_impl(const char *call, void *buf, MPI_Count count,
+                                 MPI_Datatype datatype, int dest, int sendtag, int source,
+                                 int recvtag, MPI_Comm comm, MPI_Status *status)
+{
     vbt_api_data_t d;
     size_t bytes;
     void *tmp;
@@ -116,9 +163,6 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     VBT_API_COMM(c, comm, call);
     VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, datatype, &d));
     bytes = d.bytes;
-    if (bytes > 0x7fffffff)
-        return vbt_error_raise(c, call, MPI_ERR_COUNT,
-                               "the message is %zu bytes; at most 2 GiB is supported here", bytes);
     /* The outgoing data must survive until sent while the incoming lands in buf: a packed
      * copy, sent as bytes (the same type signature on the wire). */
     tmp = malloc(bytes ? bytes : 1);
@@ -128,10 +172,24 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
         memcpy(tmp, d.buf, bytes);
     else
         vbt_dtype_pack(d.dtype, d.buf, d.count, 0, tmp, bytes);
-    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                       recvtag, comm, status);
+    rc = sendrecv_impl(call, tmp, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype,
+                       source, recvtag, comm, status);
     free(tmp);
     return rc;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace_impl("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag,
+                                 source, recvtag, comm, status);
+}
+
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return sendrecv_replace_impl("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag,
+                                 source, recvtag, comm, status);
 }
 
 static void fill_probe_status(const vbt_unexp_t *u, MPI_Status *status)
@@ -229,7 +287,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     return probe("MPI_Improbe", source, tag, comm, 0, 1, flag, message, status);
 }
 
-static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
+static int start_mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
                        MPI_Message *message, vbt_request_t **req_p)
 {
     vbt_message_t *m;
@@ -264,27 +322,51 @@ static int start_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
+static int mrecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Message *message, MPI_Status *status)
 {
     vbt_request_t *req;
-    int rc = start_mrecv("MPI_Mrecv", buf, count, datatype, message, &req);
+    int rc = start_mrecv(call, buf, count, datatype, message, &req);
 
     if (rc != MPI_SUCCESS)
         return rc;
-    return finish_recv("MPI_Mrecv", req, status);
+    return finish_recv(call, req, status);
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                MPI_Request *request)
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    return mrecv_impl("MPI_Mrecv", buf, count, datatype, message, status);
+}
+
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return mrecv_impl("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+
+static int imrecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Message *message, MPI_Request *request)
 {
     vbt_request_t *req;
     int rc;
 
     if (request == NULL)
-        return vbt_error_raise(NULL, "MPI_Imrecv", MPI_ERR_ARG, "argument request is NULL");
-    rc = start_mrecv("MPI_Imrecv", buf, count, datatype, message, &req);
+        return vbt_error_raise(NULL, call, MPI_ERR_ARG, "argument request is NULL");
+    rc = start_mrecv(call, buf, count, datatype, message, &req);
     if (rc == MPI_SUCCESS)
         *request = (MPI_Request)req;
     return rc;
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    return imrecv_impl("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Request *request)
+{
+    return imrecv_impl("MPI_Imrecv_c", buf, count, datatype, message, request);
 }

@@ -3,19 +3,28 @@
 #include "vbt_bsend.h"
 #include "vbt_session.h"
 
+#include <limits.h>
 #include <string.h>
 
 VBT_PMPI_ALIAS(Send)
+VBT_PMPI_ALIAS(Send_c)
 VBT_PMPI_ALIAS(Ssend)
+VBT_PMPI_ALIAS(Ssend_c)
 VBT_PMPI_ALIAS(Rsend)
+VBT_PMPI_ALIAS(Rsend_c)
 VBT_PMPI_ALIAS(Bsend)
+VBT_PMPI_ALIAS(Bsend_c)
 VBT_PMPI_ALIAS(Isend)
+VBT_PMPI_ALIAS(Isend_c)
 VBT_PMPI_ALIAS(Issend)
+VBT_PMPI_ALIAS(Issend_c)
 VBT_PMPI_ALIAS(Irsend)
+VBT_PMPI_ALIAS(Irsend_c)
 VBT_PMPI_ALIAS(Ibsend)
+VBT_PMPI_ALIAS(Ibsend_c)
 
 /* Check the arguments and start the send; blocking callers then wait on *req_p. */
-static inline int start_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+static inline int start_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
                              int dest, int tag, MPI_Comm comm, unsigned flags,
                              vbt_request_t **req_p)
 {
@@ -37,7 +46,7 @@ static inline int start_send(const char *call, const void *buf, int count, MPI_D
     return MPI_SUCCESS;
 }
 
-static inline int blocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+static inline int blocking_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
                                 int dest, int tag, MPI_Comm comm, unsigned flags)
 {
     vbt_request_t *req;
@@ -59,9 +68,9 @@ static inline int blocking_send(const char *call, const void *buf, int count, MP
                                      : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
 }
 
-static inline int nonblocking_send(const char *call, const void *buf, int count, MPI_Datatype dt,
-                                   int dest, int tag, MPI_Comm comm, unsigned flags,
-                                   MPI_Request *request)
+static inline int nonblocking_send(const char *call, const void *buf, MPI_Count count,
+                                   MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                   unsigned flags, MPI_Request *request)
 {
     vbt_request_t *req;
     int rc;
@@ -80,9 +89,21 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return blocking_send("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
 }
 
+int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm)
+{
+    return blocking_send("MPI_Send_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     return blocking_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC);
+}
+
+int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return blocking_send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC);
 }
 
 /* A ready send may assume the receive is posted; sending it as a standard send is correct. */
@@ -91,10 +112,22 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return blocking_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
 }
 
+int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return blocking_send("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
     return nonblocking_send("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Isend_c", buf, count, datatype, dest, tag, comm, 0, request);
 }
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -104,10 +137,23 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
                             request);
 }
 
+int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Issend_c", buf, count, datatype, dest, tag, comm, VBT_REQF_SYNC,
+                            request);
+}
+
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
     return nonblocking_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return nonblocking_send("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, 0, request);
 }
 
 /* The buffer a buffered send on c uses (MPI-4.1 Sec. 3.6): c's own, else that of the session c
@@ -200,8 +246,8 @@ static int buffered_send_data(const char *call, vbt_comm_t *c, const vbt_api_dat
     return MPI_SUCCESS;
 }
 
-static int buffered_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request)
+static int buffered_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
+                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     vbt_api_data_t d;
 
@@ -229,6 +275,12 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return buffered_send("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL);
 }
 
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    return buffered_send("MPI_Bsend_c", buf, count, datatype, dest, tag, comm, NULL);
+}
+
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
@@ -236,4 +288,13 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
         return vbt_error_raise(vbt_comm_get(comm), "MPI_Ibsend", MPI_ERR_ARG,
                                "argument request is NULL; pass the address of an MPI_Request");
     return buffered_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL)
+        return vbt_error_raise(vbt_comm_get(comm), "MPI_Ibsend_c", MPI_ERR_ARG,
+                               "argument request is NULL; pass the address of an MPI_Request");
+    return buffered_send("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
 }

@@ -1,9 +1,13 @@
 /* What a status says: element counts, and datatype sizes. */
 #include "vbt_api_p2p.h"
 
+#include <limits.h>
+
 VBT_PMPI_ALIAS(Get_count)
+VBT_PMPI_ALIAS(Get_count_c)
 VBT_PMPI_ALIAS(Get_elements)
 VBT_PMPI_ALIAS(Get_elements_x)
+VBT_PMPI_ALIAS(Get_elements_c)
 VBT_PMPI_ALIAS(Type_size)
 
 static int check_status_type(const char *call, const MPI_Status *status, MPI_Datatype dt,
@@ -29,43 +33,66 @@ static MPI_Count count_of(const MPI_Status *status, const vbt_dtype_t *t)
     return (MPI_Count)(bytes / t->size);
 }
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+static int get_count(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                     const void *count, MPI_Count *n_p)
 {
     const vbt_dtype_t *t;
-    MPI_Count n;
 
-    VBT_API_ENTER("MPI_Get_count");
-    VBT_API_CHECK(check_status_type("MPI_Get_count", status, datatype, &t));
-    VBT_API_PTR(NULL, "MPI_Get_count", count, "count");
-    n = count_of(status, t);
-    *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
+    VBT_API_ENTER(call);
+    VBT_API_CHECK(check_status_type(call, status, datatype, &t));
+    VBT_API_PTR(NULL, call, count, "count");
+    *n_p = count_of(status, t);
     return MPI_SUCCESS;
+}
+
+/* A count that does not fit the int answers MPI_UNDEFINED (MPI-4.1 3.2.5). */
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count n;
+    int rc = get_count("MPI_Get_count", status, datatype, count, &n);
+
+    if (rc == MPI_SUCCESS)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
+}
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count("MPI_Get_count_c", status, datatype, count, count);
 }
 
 /* Basic elements: those of the whole elements, then those of a partial one that fit entirely
  * (MPI-3.1 4.1.11); MPI_UNDEFINED when the data ends inside a basic element. */
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+static int get_elements(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                        const void *count, MPI_Count *n_p)
 {
     const vbt_dtype_t *t;
 
-    VBT_API_ENTER("MPI_Get_elements_x");
-    VBT_API_CHECK(check_status_type("MPI_Get_elements_x", status, datatype, &t));
-    VBT_API_PTR(NULL, "MPI_Get_elements_x", count, "count");
-    *count = vbt_dtype_elements(t, vbt_status_get_bytes(status));
+    VBT_API_ENTER(call);
+    VBT_API_CHECK(check_status_type(call, status, datatype, &t));
+    VBT_API_PTR(NULL, call, count, "count");
+    *n_p = vbt_dtype_elements(t, vbt_status_get_bytes(status));
     return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_elements("MPI_Get_elements_x", status, datatype, count, count);
+}
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_elements("MPI_Get_elements_c", status, datatype, count, count);
 }
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     MPI_Count n;
-    int rc;
+    int rc = get_elements("MPI_Get_elements", status, datatype, count, &n);
 
-    VBT_API_PTR(NULL, "MPI_Get_elements", count, "count");
-    rc = PMPI_Get_elements_x(status, datatype, &n);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *count = n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)

@@ -8,9 +8,12 @@
 
 VBT_PMPI_ALIAS(Type_get_extent)
 VBT_PMPI_ALIAS(Type_get_extent_x)
+VBT_PMPI_ALIAS(Type_get_extent_c)
 VBT_PMPI_ALIAS(Type_get_true_extent)
 VBT_PMPI_ALIAS(Type_get_true_extent_x)
+VBT_PMPI_ALIAS(Type_get_true_extent_c)
 VBT_PMPI_ALIAS(Type_size_x)
+VBT_PMPI_ALIAS(Type_size_c)
 VBT_PMPI_ALIAS(Type_get_name)
 VBT_PMPI_ALIAS(Type_set_name)
 VBT_PMPI_ALIAS(Type_get_envelope)
@@ -103,14 +106,37 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
                         true_extent);
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return query_extent("MPI_Type_get_extent_c", datatype, 0, lb, extent, lb, extent);
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return query_extent("MPI_Type_get_true_extent_c", datatype, 1, true_lb, true_extent, true_lb,
+                        true_extent);
+}
+
+/* MPI_Type_size_x and MPI_Type_size_c (MPI_Type_size, whose int may be too small, is in
+ * status.c). */
+static int type_size_count(const char *call, MPI_Datatype datatype, MPI_Count *size)
 {
     vbt_dtype_t *t;
 
-    QUERY("MPI_Type_size_x", datatype, t);
-    OUT_PTR("MPI_Type_size_x", size, "size");
+    QUERY(call, datatype, t);
+    OUT_PTR(call, size, "size");
     *size = (MPI_Count)t->size;
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size_count("MPI_Type_size_x", datatype, size);
+}
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return type_size_count("MPI_Type_size_c", datatype, size);
 }
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)

@@ -16,7 +16,7 @@ typedef struct {
 extern const vbt_api_bufname_t vbt_api_send, vbt_api_recv, vbt_api_inout;
 
 int vbt_api_coll_bad_buffer(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
-                            const void *buf, int count, MPI_Datatype dt)
+                            const void *buf, MPI_Count count, MPI_Datatype dt)
     __attribute__((noinline, cold));
 int vbt_api_coll_bad_root(vbt_comm_t *c, const char *call, int root)
     __attribute__((noinline, cold));
@@ -31,9 +31,9 @@ int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *count
 /* Both sides of a collective in which every rank sends and receives blocks of one size
  * (Allgather, Alltoall): recvbuf is a buffer, sendbuf MPI_IN_PLACE or a buffer that is not
  * recvbuf. */
-int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype);
+int vbt_api_coll_check_blocks(vbt_comm_t *c, const char *call, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype);
 /* The op handle is valid and may combine dt; *op_p set on success. */
 int vbt_api_coll_check_op(vbt_comm_t *c, const char *call, MPI_Op op, MPI_Datatype dt,
                           const vbt_op_t **op_p);
@@ -70,7 +70,7 @@ int vbt_api_coll_inter(vbt_comm_t *c, const char *call, const vbt_api_nb_t *nb,
  * is not a buffer: callers resolve it first. */
 static inline int vbt_api_coll_check_buffer(vbt_comm_t *c, const char *call,
                                             const vbt_api_bufname_t *name, const void *buf,
-                                            int count, MPI_Datatype dt)
+                                            MPI_Count count, MPI_Datatype dt)
 {
     const vbt_dtype_t *t = vbt_dtype_get(dt);
 

@@ -8,13 +8,14 @@
 #include "vbt_p2p.h"
 #include "vbt_progress.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Largest tag; MPI requires at least 32767. */
 #define VBT_TAG_UB 0x3fffffff
 
-int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, int count, MPI_Datatype dt)
-    __attribute__((noinline, cold));
+int vbt_api_bad_buffer(vbt_comm_t *c, const char *call, const void *buf, MPI_Count count,
+                       MPI_Datatype dt) __attribute__((noinline, cold));
 int vbt_api_bad_rank(vbt_comm_t *c, const char *call, const char *arg, int rank, int any_ok)
     __attribute__((noinline, cold));
 int vbt_api_bad_tag(vbt_comm_t *c, const char *call, int tag, int any_ok)
@@ -35,18 +36,20 @@ typedef struct {
 /* A NULL buf is refused unless the type's data lies elsewhere (absolute addresses from
  * MPI_Get_address, used with MPI_BOTTOM). MPI_IN_PLACE and MPI_BUFFER_AUTOMATIC (1 and 2) are
  * never data (collectives resolve MPI_IN_PLACE before this): refused at the same cost. */
-static inline int vbt_api_buf_null_bad(const void *buf, int count, const vbt_dtype_t *t)
+static inline int vbt_api_buf_null_bad(const void *buf, MPI_Count count, const vbt_dtype_t *t)
 {
     return (uintptr_t)buf <= (uintptr_t)MPI_BUFFER_AUTOMATIC && count > 0 && t->size > 0 &&
            (buf != NULL || t->true_lb == 0);
 }
 
-/* buf/count/datatype for communication: a valid, committed type. */
-static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void *buf, int count,
-                                     MPI_Datatype dt, vbt_api_data_t *d)
+/* buf/count/datatype for communication: a valid, committed type. count is an MPI_Count for
+ * the int and the large-count (_c) calls alike; its byte length must fit a size_t. */
+static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void *buf,
+                                     MPI_Count count, MPI_Datatype dt, vbt_api_data_t *d)
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
-    if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t))) {
+    if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t) ||
+                 (t->size > 0 && (uint64_t)count > PTRDIFF_MAX / t->size))) {
         *d = (vbt_api_data_t){0}; /* not used, but the compiler cannot know bad_buffer fails */
         return vbt_api_bad_buffer(c, call, buf, count, dt);
     }
@@ -64,8 +67,8 @@ static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void
 
 /* buf/count/datatype of contiguous data: on success *bytes_p is the buffer's length (for
  * callers that move bytes only; a non-contiguous type is refused with MPI_ERR_TYPE). */
-static inline int vbt_api_check_buffer(vbt_comm_t *c, const char *call, const void *buf, int count,
-                                       MPI_Datatype dt, size_t *bytes_p)
+static inline int vbt_api_check_buffer(vbt_comm_t *c, const char *call, const void *buf,
+                                       MPI_Count count, MPI_Datatype dt, size_t *bytes_p)
 {
     vbt_api_data_t d;
     int rc = vbt_api_check_data(c, call, buf, count, dt, &d);
