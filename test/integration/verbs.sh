@@ -30,7 +30,7 @@ fi
 if reason=$("$abs_top_srcdir/test/rxevm" --check 2>&1); then
     echo "verbs tests: no RDMA device here; running $what in the Soft-RoCE VM (test/rxevm)"
     # The whole list runs in one boot: allow it more than one command's default.
-    VBT_RXEVM_TIMEOUT=${VBT_RXEVM_TIMEOUT:-2700}
+    VBT_RXEVM_TIMEOUT=${VBT_RXEVM_TIMEOUT:-4800}
     export VBT_RXEVM_TIMEOUT
     exec "$abs_top_srcdir/test/rxevm" env abs_top_builddir="$abs_top_builddir" \
         abs_top_srcdir="$abs_top_srcdir" MPIRUN="$MPIRUN" sh "$runner" $tests

@@ -1,4 +1,5 @@
 #!/bin/sh
+# verbs_all: long
 # Large counts over verbs (VBT_TRANSPORTS=self,ib): largecount.sh's small calls at 1-4 ranks and,
 # as the Soft-RoCE guest's memory allows, the huge messages or (LARGECOUNT_HUGE=0, the default
 # here) a count of more than 2^31 bytes of a 16-byte type, split into several RDMA WRITEs.

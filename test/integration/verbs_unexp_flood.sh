@@ -1,4 +1,5 @@
 #!/bin/sh
+# verbs_all: long
 # A flood of small unexpected messages over verbs, on-node peers included
 # (VBT_TRANSPORTS=self,ib): unexp_flood.sh at 2 and 3 ranks with 20000 messages (Soft-RoCE's
 # work is on the same cores), every payload and the order per sender and tag checked, the
