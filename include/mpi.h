@@ -510,6 +510,14 @@ typedef int(MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datat
 #define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)1)
 #define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
+/* MPI-1's attribute callbacks and their predefined values: deprecated since MPI-2.0, not part
+ * of the MPI-5.0 ABI, but MPI-4.1 still lists them and old programs use them (an addition to the
+ * ABI's header that changes no value in it). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN         MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 #define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
@@ -1574,6 +1582,14 @@ VBT_MPI_DECL(int, Comm_free_keyval, (int *comm_keyval));
 VBT_MPI_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val));
 VBT_MPI_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag));
 VBT_MPI_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+/* MPI-1's names of the five above (deprecated; see MPI_Copy_function). */
+VBT_MPI_DECL(int, Keyval_create,
+             (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+              void *extra_state));
+VBT_MPI_DECL(int, Keyval_free, (int *keyval));
+VBT_MPI_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+VBT_MPI_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+VBT_MPI_DECL(int, Attr_delete, (MPI_Comm comm, int keyval));
 VBT_MPI_DECL(int, Cart_create,
              (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
               MPI_Comm *comm_cart));

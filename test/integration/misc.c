@@ -4,7 +4,8 @@
  * names of the null handles), "charops" (reductions on MPI_CHAR, MPI_WCHAR and MPI_CHARACTER,
  * computed as the platform's character types, as MPICH does), "errclass" (MPI-4.1's
  * MPI_Remove_error_class/code/string), "abi" (the MPI-5.0 ABI queries and Fortran registration,
- * also before MPI_Init), "misc-calls" (MPI_Pcontrol, MPI_Aint_add/diff). Messages go around a
+ * also before MPI_Init), "misc-calls" (MPI_Pcontrol, MPI_Aint_add/diff), "attr-legacy" (MPI-1's
+ * MPI_Attr_* and MPI_Keyval_*). Messages go around a
  * ring, so every subtest runs at any size, 1 included. */
 #define MPITEST_NAME "misc"
 #include "mpitest.h"
@@ -642,6 +643,57 @@ static void test_misc_calls(void)
     CHECK(MPI_Aint_add(a3, -3 * (MPI_Aint)sizeof(int)) == a0);
 }
 
+/* MPI-1's attribute calls (deprecated, still in MPI-4.1): MPI_Keyval_create with MPI_DUP_FN
+ * and MPI_NULL_COPY_FN, MPI_Attr_put/get/delete, the delete callback's calls, the predefined
+ * MPI_TAG_UB, and an error naming the MPI-1 call. */
+static int legacy_deletes;
+
+static int legacy_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    if (extra == &legacy_deletes && *(int *)val == rank * 10 + 7)
+        legacy_deletes++;
+    return MPI_SUCCESS;
+}
+
+static void test_attr_legacy(void)
+{
+    int kdup = MPI_KEYVAL_INVALID, knull = MPI_KEYVAL_INVALID, val = rank * 10 + 7, flag = 0;
+    int *got = NULL, *tag_ub = NULL, sum = 0, stale, cls;
+    MPI_Comm dup;
+
+    legacy_deletes = 0;
+    CHECK(MPI_Keyval_create(MPI_DUP_FN, legacy_delete, &kdup, &legacy_deletes) == MPI_SUCCESS);
+    CHECK(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &knull, NULL) == MPI_SUCCESS);
+    CHECK(kdup != MPI_KEYVAL_INVALID && knull != MPI_KEYVAL_INVALID && kdup != knull);
+    CHECK(MPI_Attr_put(MPI_COMM_WORLD, kdup, &val) == MPI_SUCCESS);
+    CHECK(MPI_Attr_put(MPI_COMM_WORLD, knull, &val) == MPI_SUCCESS);
+    CHECK(MPI_Attr_get(MPI_COMM_WORLD, kdup, &got, &flag) == MPI_SUCCESS && flag && got == &val);
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS);
+    flag = 0;
+    CHECK(MPI_Attr_get(dup, kdup, &got, &flag) == MPI_SUCCESS && flag && got == &val);
+    CHECK(MPI_Attr_get(dup, knull, &got, &flag) == MPI_SUCCESS && !flag);
+    /* The value each rank reads is its own: their sum is known. */
+    CHECK(MPI_Allreduce(got, &sum, 1, MPI_INT, MPI_SUM, dup) == MPI_SUCCESS);
+    CHECK(sum == 10 * size * (size - 1) / 2 + 7 * size);
+    CHECK(MPI_Attr_get(dup, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && *tag_ub >= 32767);
+    CHECK(MPI_Attr_delete(dup, kdup) == MPI_SUCCESS && legacy_deletes == 1);
+    CHECK(MPI_Attr_get(dup, kdup, &got, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS && legacy_deletes == 1);
+    CHECK(MPI_Attr_delete(MPI_COMM_WORLD, kdup) == MPI_SUCCESS && legacy_deletes == 2);
+    stale = knull;
+    CHECK(MPI_Keyval_free(&kdup) == MPI_SUCCESS && kdup == MPI_KEYVAL_INVALID);
+    CHECK(MPI_Keyval_free(&knull) == MPI_SUCCESS && knull == MPI_KEYVAL_INVALID);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Error_class(MPI_Attr_put(MPI_COMM_WORLD, stale, &val), &cls) == MPI_SUCCESS &&
+          cls == MPI_ERR_KEYVAL);
+    CHECK(MPI_Error_class(MPI_Attr_get(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &got, &flag), &cls) ==
+              MPI_SUCCESS &&
+          cls == MPI_ERR_KEYVAL);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+}
+
 static const mpitest_t tests[] = {
     {"status", test_status_single},
     {"status-multi", test_status_multi},
@@ -651,6 +703,7 @@ static const mpitest_t tests[] = {
     {"errclass", test_errclass},
     {"abi", test_abi},
     {"misc-calls", test_misc_calls},
+    {"attr-legacy", test_attr_legacy},
 };
 
 int main(int argc, char **argv)

@@ -3,7 +3,7 @@
 # and at 1, 2, 3 and 7 ranks (oversubscribed where the machine has fewer cores).
 set -u
 prog="$abs_top_builddir/test/integration/misc"
-ntests=8
+ntests=9
 fail=0
 check() {
     n=$(printf '%s\n' "$out" | grep -c ": ok ($2 ranks)")
