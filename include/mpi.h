@@ -510,6 +510,9 @@ typedef int(MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datat
 #define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
 #define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)1)
 #define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
+#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
 /* MPI-1's attribute callbacks and their predefined values: deprecated since MPI-2.0, not part
  * of the MPI-5.0 ABI, but MPI-4.1 still lists them and old programs use them (an addition to the
  * ABI's header that changes no value in it). */
@@ -518,8 +521,6 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
 #define MPI_DUP_FN         MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
-#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
-#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* ---- Tool information interface types and constants (Sec. 22.1.1) ---------------------------- */
 
