@@ -28,8 +28,9 @@ vbt_status_t vbt_pmix_barrier(void);
 /* Wait until the ranks listed (world ranks of this node, ours among them, the same list on
  * each) have all called it. No-op for fewer than two. */
 vbt_status_t vbt_pmix_barrier_local(const int *ranks, int n);
-/* A fence without data, then disconnect. */
-vbt_status_t vbt_pmix_finalize(void);
+/* A fence without data, then disconnect: at once, or, with keep set and the fence passed, at
+ * exit (the library may come up again on the same connection; see vbt_pmix.c). */
+vbt_status_t vbt_pmix_finalize(int keep);
 /* Ask the process manager to end the whole job with this exit code; does not return. */
 void vbt_pmix_abort(int code, const char *msg) __attribute__((noreturn));
 

@@ -77,7 +77,7 @@ static vbt_status_t setup(void)
 err_p2p:
     vbt_p2p_cleanup();
 err_pmix:
-    vbt_pmix_finalize();
+    vbt_pmix_finalize(0);
     return status;
 }
 
@@ -101,7 +101,8 @@ static vbt_status_t teardown(void)
     vbt_group_cleanup();    /* after the comms, which hold their groups */
     vbt_op_cleanup();
     vbt_message_cleanup();
-    st = vbt_pmix_finalize();
+    /* After a failure, the launcher must see this rank leave at once (as before an abort). */
+    st = vbt_pmix_finalize(status == VBT_OK);
     if (status == VBT_OK)
         status = st;
     /* vbt_rt.proc stays: who we are in the job does not change if the library comes up

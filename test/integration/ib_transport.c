@@ -1912,7 +1912,7 @@ int main(int argc, char **argv)
         if (st == VBT_ERR_NO_DEVICE) {
             printf("SKIP: %s\n", why);
             vbt_modex_fence();
-            vbt_pmix_finalize();
+            vbt_pmix_finalize(0);
             return 77;
         }
         if (st != VBT_OK) {
@@ -2045,7 +2045,7 @@ int main(int argc, char **argv)
 
     if (tl != NULL)
         ops->finalize(tl);
-    st = vbt_pmix_finalize();
+    st = vbt_pmix_finalize(0);
     if (st != VBT_OK && rc == 0)
         rc = 1;
     return rc;

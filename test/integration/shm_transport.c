@@ -1330,7 +1330,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "bad") == 0) {
         rc = mode_bad(st);
         shm_finalize();
-        if (vbt_pmix_finalize() != VBT_OK)
+        if (vbt_pmix_finalize(0) != VBT_OK)
             rc = 1;
         printf("rank %d: bad %s\n", proc.rank, rc ? "FAILED" : "OK");
         return rc;
@@ -1412,7 +1412,7 @@ int main(int argc, char **argv)
                    nsock == 0 ? "gone from /proc/net/unix" : "closed");
         }
     }
-    st = vbt_pmix_finalize();
+    st = vbt_pmix_finalize(0);
     if (st != VBT_OK && rc == 0)
         rc = 1;
     return rc;
