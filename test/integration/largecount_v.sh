@@ -3,8 +3,8 @@
 # (blocking, nonblocking, persistent, neighbourhood) at 1 to 7 ranks with payloads checked
 # element by element, their errors naming the _c call, then at 2 ranks a block of 2^31 + 4096
 # bytes at a displacement beyond 2^31 (MPI_Gatherv_c/MPI_Scatterv_c, about 2.1 GiB a rank) and
-# displacements beyond 2^31 bytes (MPI_Alltoallw_c, MPI_Allgatherv_c). LARGECOUNT_HUGE=0 skips
-# the huge part.
+# displacements beyond 2^31 bytes (MPI_Alltoallw_c, MPI_Allgatherv_c), with CMA and through the
+# shm rings (VBT_SHM_CMA=0; about 2 minutes for both). LARGECOUNT_HUGE=0 skips the huge part.
 set -u
 prog="$abs_top_builddir/test/integration/largecount_v"
 fail=0
@@ -25,6 +25,8 @@ done
 # The error messages (logged at debug level under MPI_ERRORS_RETURN) name the _c call.
 VBT_LOG=debug run "errors" "errors: ok (2 ranks)" -n 2 "$prog" errors
 if [ "${LARGECOUNT_HUGE:-1}" = 1 ]; then
-    run "huge" "huge: ok (2 ranks)" -n 2 "$prog" huge
+    for cma in 1 0; do
+        VBT_SHM_CMA=$cma run "huge, VBT_SHM_CMA=$cma" "huge: ok (2 ranks)" -n 2 "$prog" huge
+    done
 fi
 exit $fail
