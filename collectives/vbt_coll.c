@@ -102,8 +102,8 @@ vbt_status_t vbt_coll_gather(vbt_comm_t *comm, const void *sbuf, size_t scount, 
 }
 
 vbt_status_t vbt_coll_gatherv(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
-                              void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt,
-                              int root)
+                              void *rbuf, vbt_coll_vec_t rcounts, vbt_coll_vec_t displs,
+                              MPI_Datatype rdt, int root)
 {
     vbt_coll_vbuf_t rv = {rcounts, displs, rdt, NULL};
 
@@ -128,8 +128,8 @@ vbt_status_t vbt_coll_scatter(vbt_comm_t *comm, const void *sbuf, size_t scount,
     return vbt_coll_scatter_linear(comm, sbuf, scount, sdt, rbuf, rcount, rdt, root);
 }
 
-vbt_status_t vbt_coll_scatterv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                               const int *displs, MPI_Datatype sdt, void *rbuf, size_t rcount,
+vbt_status_t vbt_coll_scatterv(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                               vbt_coll_vec_t displs, MPI_Datatype sdt, void *rbuf, size_t rcount,
                                MPI_Datatype rdt, int root)
 {
     vbt_coll_vbuf_t sv = {scounts, displs, sdt, NULL};
@@ -162,16 +162,16 @@ vbt_status_t vbt_coll_allgather(vbt_comm_t *comm, const void *sbuf, size_t scoun
 }
 
 vbt_status_t vbt_coll_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
-                                 MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                 const int *displs, MPI_Datatype rdt)
+                                 MPI_Datatype sdt, void *rbuf, vbt_coll_vec_t rcounts,
+                                 vbt_coll_vec_t displs, MPI_Datatype rdt)
 {
     vbt_coll_vbuf_t rv = {rcounts, displs, rdt, NULL};
     int me = comm->rank;
     vbt_status_t st;
 
     if (sbuf != MPI_IN_PLACE) {
-        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(&rv, rbuf, me), (size_t)rcounts[me],
-                           rdt);
+        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(&rv, rbuf, me),
+                           (size_t)vbt_coll_vec_at(rcounts, me), rdt);
         if (st != VBT_OK)
             return st;
     }
@@ -227,18 +227,19 @@ static vbt_status_t alltoallv(vbt_comm_t *comm, const void *sbuf, const vbt_coll
     return st;
 }
 
-vbt_status_t vbt_coll_alltoallv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                const int *sdispls, MPI_Datatype sdt, void *rbuf,
-                                const int *rcounts, const int *rdispls, MPI_Datatype rdt)
+vbt_status_t vbt_coll_alltoallv(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                vbt_coll_vec_t sdispls, MPI_Datatype sdt, void *rbuf,
+                                vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls, MPI_Datatype rdt)
 {
     vbt_coll_vbuf_t sv = {scounts, sdispls, sdt, NULL}, rv = {rcounts, rdispls, rdt, NULL};
 
     return alltoallv(comm, sbuf, &sv, rbuf, &rv, VBT_COLL_TAG_ALLTOALLV);
 }
 
-vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                const int *sdispls, const MPI_Datatype *sdts, void *rbuf,
-                                const int *rcounts, const int *rdispls, const MPI_Datatype *rdts)
+vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                vbt_coll_vec_t sdispls, const MPI_Datatype *sdts, void *rbuf,
+                                vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls,
+                                const MPI_Datatype *rdts)
 {
     vbt_coll_vbuf_t sv = {scounts, sdispls, MPI_DATATYPE_NULL, sdts},
                     rv = {rcounts, rdispls, MPI_DATATYPE_NULL, rdts};
@@ -247,12 +248,13 @@ vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *s
 }
 
 static vbt_status_t reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                   const int *rcounts, MPI_Datatype dt, const vbt_op_t *op, int tag)
+                                   vbt_coll_vec_t rcounts, MPI_Datatype dt, const vbt_op_t *op,
+                                   int tag)
 {
     size_t total = 0;
 
     for (int i = 0; i < comm->size; i++)
-        total += (size_t)rcounts[i];
+        total += (size_t)vbt_coll_vec_at(rcounts, i);
     if (total == 0)
         return VBT_OK;
     if (sbuf == MPI_IN_PLACE) /* the whole vector is in rbuf */
@@ -264,7 +266,7 @@ static vbt_status_t reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *rbu
 }
 
 vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                     const int *rcounts, MPI_Datatype dt, const vbt_op_t *op)
+                                     vbt_coll_vec_t rcounts, MPI_Datatype dt, const vbt_op_t *op)
 {
     return reduce_scatter(comm, sbuf, rbuf, rcounts, dt, op, VBT_COLL_TAG_REDUCE_SCATTER);
 }
@@ -272,7 +274,7 @@ vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *r
 vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                            size_t rcount, MPI_Datatype dt, const vbt_op_t *op)
 {
-    int *counts;
+    MPI_Count *counts;
     vbt_status_t st;
 
     if (rcount == 0)
@@ -281,8 +283,9 @@ vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, v
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < comm->size; i++)
-        counts[i] = (int)rcount;
-    st = reduce_scatter(comm, sbuf, rbuf, counts, dt, op, VBT_COLL_TAG_REDUCE_SCATTER_BLOCK);
+        counts[i] = (MPI_Count)rcount;
+    st = reduce_scatter(comm, sbuf, rbuf, vbt_coll_vec_count(counts), dt, op,
+                        VBT_COLL_TAG_REDUCE_SCATTER_BLOCK);
     free(counts);
     return st;
 }

@@ -16,6 +16,48 @@
 #include "vbt_op.h"
 #include "vbt_status.h"
 
+/* A count or displacement array of a v or w collective as the caller passed it: int (the int
+ * forms) or 64-bit (MPI_Count counts, MPI_Aint displacements: the _c forms and
+ * MPI_Neighbor_alltoallw). The collectives read it through vbt_coll_vec_at, so the int and the
+ * _c forms share one implementation with 64-bit arithmetic. p NULL: no array. */
+typedef enum { VBT_COLL_VEC_INT, VBT_COLL_VEC_COUNT, VBT_COLL_VEC_AINT } vbt_coll_vec_kind_t;
+typedef struct {
+    const void *p;
+    vbt_coll_vec_kind_t kind;
+} vbt_coll_vec_t;
+
+static inline vbt_coll_vec_t vbt_coll_vec_int(const int *a)
+{
+    return (vbt_coll_vec_t){a, VBT_COLL_VEC_INT};
+}
+
+static inline vbt_coll_vec_t vbt_coll_vec_count(const MPI_Count *a)
+{
+    return (vbt_coll_vec_t){a, VBT_COLL_VEC_COUNT};
+}
+
+static inline vbt_coll_vec_t vbt_coll_vec_aint(const MPI_Aint *a)
+{
+    return (vbt_coll_vec_t){a, VBT_COLL_VEC_AINT};
+}
+
+static inline int vbt_coll_vec_set(vbt_coll_vec_t v)
+{
+    return v.p != NULL;
+}
+
+static inline MPI_Count vbt_coll_vec_at(vbt_coll_vec_t v, int i)
+{
+    switch (v.kind) {
+    case VBT_COLL_VEC_COUNT:
+        return ((const MPI_Count *)v.p)[i];
+    case VBT_COLL_VEC_AINT:
+        return (MPI_Count)((const MPI_Aint *)v.p)[i];
+    default:
+        return ((const int *)v.p)[i];
+    }
+}
+
 /* Check the VBT_COLL_* knobs (MPI_Init): VBT_ERR_INVALID_PARAM, logged, for an unknown name. */
 vbt_status_t vbt_coll_init(void);
 /* The values knob (a VBT_COLL_<NAME>) may take, "auto" first, in names[0 .. max): how many
@@ -31,29 +73,30 @@ vbt_status_t vbt_coll_allreduce(vbt_comm_t *comm, const void *sbuf, void *rbuf, 
 vbt_status_t vbt_coll_gather(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
                              void *rbuf, size_t rcount, MPI_Datatype rdt, int root);
 vbt_status_t vbt_coll_gatherv(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
-                              void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt,
-                              int root);
+                              void *rbuf, vbt_coll_vec_t rcounts, vbt_coll_vec_t displs,
+                              MPI_Datatype rdt, int root);
 vbt_status_t vbt_coll_scatter(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
                               void *rbuf, size_t rcount, MPI_Datatype rdt, int root);
-vbt_status_t vbt_coll_scatterv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                               const int *displs, MPI_Datatype sdt, void *rbuf, size_t rcount,
+vbt_status_t vbt_coll_scatterv(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                               vbt_coll_vec_t displs, MPI_Datatype sdt, void *rbuf, size_t rcount,
                                MPI_Datatype rdt, int root);
 vbt_status_t vbt_coll_allgather(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
                                 void *rbuf, size_t rcount, MPI_Datatype rdt);
 vbt_status_t vbt_coll_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
-                                 MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                 const int *displs, MPI_Datatype rdt);
+                                 MPI_Datatype sdt, void *rbuf, vbt_coll_vec_t rcounts,
+                                 vbt_coll_vec_t displs, MPI_Datatype rdt);
 vbt_status_t vbt_coll_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,
                                void *rbuf, size_t rcount, MPI_Datatype rdt);
-vbt_status_t vbt_coll_alltoallv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                const int *sdispls, MPI_Datatype sdt, void *rbuf,
-                                const int *rcounts, const int *rdispls, MPI_Datatype rdt);
+vbt_status_t vbt_coll_alltoallv(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                vbt_coll_vec_t sdispls, MPI_Datatype sdt, void *rbuf,
+                                vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls, MPI_Datatype rdt);
 /* Displacements in bytes, one datatype per peer (MPI_Alltoallw). */
-vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                const int *sdispls, const MPI_Datatype *sdts, void *rbuf,
-                                const int *rcounts, const int *rdispls, const MPI_Datatype *rdts);
+vbt_status_t vbt_coll_alltoallw(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                vbt_coll_vec_t sdispls, const MPI_Datatype *sdts, void *rbuf,
+                                vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls,
+                                const MPI_Datatype *rdts);
 vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                     const int *rcounts, MPI_Datatype dt, const vbt_op_t *op);
+                                     vbt_coll_vec_t rcounts, MPI_Datatype dt, const vbt_op_t *op);
 vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                            size_t rcount, MPI_Datatype dt, const vbt_op_t *op);
 vbt_status_t vbt_coll_scan(vbt_comm_t *comm, const void *sbuf, void *rbuf, size_t count,
@@ -67,17 +110,18 @@ vbt_status_t vbt_coll_neighbor_allgather(vbt_comm_t *comm, const void *sbuf, siz
                                          MPI_Datatype sdt, void *rbuf, size_t rcount,
                                          MPI_Datatype rdt);
 vbt_status_t vbt_coll_neighbor_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
-                                          MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                          const int *displs, MPI_Datatype rdt);
+                                          MPI_Datatype sdt, void *rbuf, vbt_coll_vec_t rcounts,
+                                          vbt_coll_vec_t displs, MPI_Datatype rdt);
 vbt_status_t vbt_coll_neighbor_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount,
                                         MPI_Datatype sdt, void *rbuf, size_t rcount,
                                         MPI_Datatype rdt);
-vbt_status_t vbt_coll_neighbor_alltoallv(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                         const int *sdispls, MPI_Datatype sdt, void *rbuf,
-                                         const int *rcounts, const int *rdispls, MPI_Datatype rdt);
-vbt_status_t vbt_coll_neighbor_alltoallw(vbt_comm_t *comm, const void *sbuf, const int *scounts,
-                                         const MPI_Aint *sdispls, const MPI_Datatype *sdts,
-                                         void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+vbt_status_t vbt_coll_neighbor_alltoallv(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                         vbt_coll_vec_t sdispls, MPI_Datatype sdt, void *rbuf,
+                                         vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls,
+                                         MPI_Datatype rdt);
+vbt_status_t vbt_coll_neighbor_alltoallw(vbt_comm_t *comm, const void *sbuf, vbt_coll_vec_t scounts,
+                                         vbt_coll_vec_t sdispls, const MPI_Datatype *sdts,
+                                         void *rbuf, vbt_coll_vec_t rcounts, vbt_coll_vec_t rdispls,
                                          const MPI_Datatype *rdts);
 
 /* ---- nonblocking and persistent collectives (vbt_coll_nb.c, on vbt_sched.c) ----------------- */
@@ -108,8 +152,8 @@ typedef enum {
 } vbt_coll_kind_t;
 
 /* The arguments of any collective, as the API checked them; unused ones are 0/NULL. Counts
- * and displacements as MPI has them: displacements in elements, in bytes for alltoallw (int)
- * and neighbor_alltoallw (bdispls, MPI_Aint). */
+ * and displacements as MPI has them (int or 64-bit, vbt_coll_vec_t): displacements in elements,
+ * in bytes for alltoallw and neighbor_alltoallw (those with sdts/rdts). */
 typedef struct {
     const void *sbuf;
     size_t scount;
@@ -117,8 +161,7 @@ typedef struct {
     void *rbuf;
     size_t rcount;
     MPI_Datatype rdt;
-    const int *scounts, *sdispls, *rcounts, *rdispls;
-    const MPI_Aint *sbdispls, *rbdispls;
+    vbt_coll_vec_t scounts, sdispls, rcounts, rdispls;
     const MPI_Datatype *sdts, *rdts;
     const vbt_op_t *op;
     int root;

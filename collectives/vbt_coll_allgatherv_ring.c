@@ -18,8 +18,8 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_co
         return VBT_ERR_NO_MEMORY;
     displs = counts + n;
     for (int i = 0; i < n; i++) {
-        counts[i] = (size_t)rv->counts[i];
-        displs[i] = (size_t)rv->displs[i];
+        counts[i] = (size_t)vbt_coll_vec_at(rv->counts, i);
+        displs[i] = (size_t)vbt_coll_vec_at(rv->displs, i);
     }
     st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, 0, VBT_COLL_TAG_ALLGATHERV);
     free(counts);

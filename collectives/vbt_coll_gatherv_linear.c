@@ -19,12 +19,13 @@ vbt_status_t vbt_coll_gatherv_linear(vbt_comm_t *comm, const void *sbuf, size_t 
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
         if (i != me)
-            st = vbt_coll_irecv(comm, vbt_coll_vaddr(rv, rbuf, i), (size_t)rv->counts[i], rv->dt, i,
+            st = vbt_coll_irecv(comm, vbt_coll_vaddr(rv, rbuf, i),
+                                (size_t)vbt_coll_vec_at(rv->counts, i), rv->dt, i,
                                 VBT_COLL_TAG_GATHERV, &reqs[nreq++]);
     }
     if (st == VBT_OK && sbuf != MPI_IN_PLACE)
-        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(rv, rbuf, me), (size_t)rv->counts[me],
-                           rv->dt);
+        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(rv, rbuf, me),
+                           (size_t)vbt_coll_vec_at(rv->counts, me), rv->dt);
     st = vbt_coll_finish(reqs, nreq, st);
     free(reqs);
     return st;

@@ -103,8 +103,8 @@ vbt_status_t vbt_coll_reduce_local(const vbt_op_t *op, const void *in, void *ino
  * dts is set) at displs[i] elements of dt from the start (bytes when dts is set, as
  * MPI_Alltoallw counts them). */
 typedef struct {
-    const int *counts;
-    const int *displs;
+    vbt_coll_vec_t counts;
+    vbt_coll_vec_t displs;
     MPI_Datatype dt;
     const MPI_Datatype *dts;
 } vbt_coll_vbuf_t;
@@ -156,15 +156,14 @@ vbt_status_t vbt_coll_pof2_unfold(vbt_comm_t *comm, void *buf, size_t count, MPI
 /* ---- neighbourhood exchanges (vbt_coll_neighbor.c) ------------------------------------------ */
 
 /* One side of a neighbourhood collective: block i is counts[i] elements (count when counts is
- * NULL) of dts[i] (dt when dts is NULL), at bdispls[i] bytes (w), displs[i] elements of dt (v),
+ * unset) of dts[i] (dt when dts is NULL), at displs[i] bytes (w: dts set) or elements of dt (v),
  * buf itself (same: allgather's send side) or right after block i - 1 from buf. */
 typedef struct {
     const void *buf;
     size_t count;
     MPI_Datatype dt;
-    const int *counts;
-    const int *displs;
-    const MPI_Aint *bdispls;
+    vbt_coll_vec_t counts;
+    vbt_coll_vec_t displs;
     const MPI_Datatype *dts;
     int same;
 } vbt_coll_nbuf_t;
@@ -237,10 +236,10 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_co
 /* Reduce-scatter of the vector sbuf (sum of counts elements; never MPI_IN_PLACE here): rank i
  * gets block i, counts[i] elements, in rbuf. */
 vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                          const int *counts, MPI_Datatype dt, const vbt_op_t *op,
-                                          int tag);
+                                          vbt_coll_vec_t counts, MPI_Datatype dt,
+                                          const vbt_op_t *op, int tag);
 vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                                     const int *counts, MPI_Datatype dt,
+                                                     vbt_coll_vec_t counts, MPI_Datatype dt,
                                                      const vbt_op_t *op, int tag);
 
 vbt_status_t vbt_coll_scan_recursive_doubling(vbt_comm_t *comm, const void *sbuf, void *rbuf,

@@ -80,7 +80,7 @@ static vbt_status_t bcast(vbt_sched_t *s, vbt_comm_t *c, const vbt_coll_args_t *
 typedef struct {
     const void *buf;
     size_t count;
-    const int *counts, *displs;
+    vbt_coll_vec_t counts, displs;
     MPI_Datatype dt;
     const MPI_Datatype *dts;
 } side_t;
@@ -92,15 +92,15 @@ static MPI_Datatype side_type(const side_t *x, int i)
 
 static size_t side_count(const side_t *x, int i)
 {
-    return x->counts != NULL ? (size_t)x->counts[i] : x->count;
+    return vbt_coll_vec_set(x->counts) ? (size_t)vbt_coll_vec_at(x->counts, i) : x->count;
 }
 
 static void *side_addr(const side_t *x, int i)
 {
     if (x->dts != NULL)
-        return (char *)(uintptr_t)x->buf + x->displs[i];
-    if (x->displs != NULL)
-        return vbt_coll_at(x->buf, (size_t)x->displs[i], x->dt);
+        return (char *)(uintptr_t)x->buf + vbt_coll_vec_at(x->displs, i);
+    if (vbt_coll_vec_set(x->displs))
+        return vbt_coll_at(x->buf, (size_t)vbt_coll_vec_at(x->displs, i), x->dt);
     return vbt_coll_at(x->buf, (size_t)i * x->count, x->dt);
 }
 
@@ -223,21 +223,21 @@ static vbt_status_t allreduce(vbt_sched_t *s, vbt_comm_t *c, const vbt_coll_args
                  &(vbt_coll_args_t){.rbuf = a->rbuf, .rcount = a->rcount, .rdt = a->rdt});
 }
 
-/* counts NULL: block elements for every local rank. */
+/* counts unset: block elements for every local rank. */
 static vbt_status_t reduce_scatter(vbt_sched_t *s, vbt_comm_t *c, const vbt_coll_args_t *a,
-                                   const int *counts, size_t block)
+                                   vbt_coll_vec_t counts, size_t block)
 {
     int n = c->size;
-    int *cnt = vbt_sched_alloc(s, (size_t)n * sizeof(int));
-    int *displs = vbt_sched_alloc(s, (size_t)n * sizeof(int));
+    MPI_Count *cnt = vbt_sched_alloc(s, (size_t)n * sizeof(MPI_Count));
+    MPI_Count *displs = vbt_sched_alloc(s, (size_t)n * sizeof(MPI_Count));
     size_t total = 0;
     void *acc, *theirs = NULL;
 
     TRY_PTR(cnt);
     TRY_PTR(displs);
     for (int i = 0; i < n; i++) {
-        cnt[i] = counts != NULL ? counts[i] : (int)block;
-        displs[i] = (int)total;
+        cnt[i] = vbt_coll_vec_set(counts) ? vbt_coll_vec_at(counts, i) : (MPI_Count)block;
+        displs[i] = (MPI_Count)total;
         total += (size_t)cnt[i];
     }
     if (total == 0)
@@ -253,8 +253,8 @@ static vbt_status_t reduce_scatter(vbt_sched_t *s, vbt_comm_t *c, const vbt_coll
     }
     return local(s, c, VBT_COLL_SCATTERV,
                  &(vbt_coll_args_t){.sbuf = theirs,
-                                    .scounts = cnt,
-                                    .sdispls = displs,
+                                    .scounts = vbt_coll_vec_count(cnt),
+                                    .sdispls = vbt_coll_vec_count(displs),
                                     .sdt = a->rdt,
                                     .rbuf = a->rbuf,
                                     .rcount = (size_t)cnt[c->rank],
@@ -312,7 +312,7 @@ vbt_status_t vbt_sched_build_inter(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_com
     case VBT_COLL_REDUCE_SCATTER:
         return reduce_scatter(s, c, a, a->rcounts, 0);
     case VBT_COLL_REDUCE_SCATTER_BLOCK:
-        return reduce_scatter(s, c, a, NULL, a->rcount);
+        return reduce_scatter(s, c, a, (vbt_coll_vec_t){NULL}, a->rcount);
     default:
         return VBT_ERR_INVALID_PARAM;
     }

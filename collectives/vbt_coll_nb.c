@@ -227,32 +227,33 @@ vbt_status_t vbt_sched_allreduce(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf
 }
 
 /* One rank's block of a v or w buffer. */
-static void *vaddr(const void *buf, const int *displs, MPI_Datatype dt, int bytes, int i)
+static void *vaddr(const void *buf, vbt_coll_vec_t displs, MPI_Datatype dt, int bytes, int i)
 {
     if (bytes)
-        return (char *)(uintptr_t)buf + displs[i];
-    return (char *)(uintptr_t)buf + (MPI_Aint)displs[i] * vbt_dtype_get(dt)->extent;
+        return (char *)(uintptr_t)buf + vbt_coll_vec_at(displs, i);
+    return (char *)(uintptr_t)buf +
+           (MPI_Aint)vbt_coll_vec_at(displs, i) * vbt_dtype_get(dt)->extent;
 }
 
 typedef struct {
     const void *buf;
-    size_t count;      /* when counts is NULL */
-    const int *counts; /* per rank, or NULL */
-    const int *displs; /* per rank (elements, bytes when dts), or NULL: block i at i * count */
+    size_t count;          /* when counts is NULL */
+    vbt_coll_vec_t counts; /* per rank, or unset */
+    vbt_coll_vec_t displs; /* per rank (elements, bytes when dts), or unset: block i at i * count */
     MPI_Datatype dt;
     const MPI_Datatype *dts;
 } side_t;
 
 static void *side_addr(const side_t *x, int i)
 {
-    if (x->displs != NULL)
+    if (vbt_coll_vec_set(x->displs))
         return vaddr(x->buf, x->displs, x->dt, x->dts != NULL, i);
     return vbt_coll_at(x->buf, (size_t)i * x->count, x->dt);
 }
 
 static size_t side_count(const side_t *x, int i)
 {
-    return x->counts != NULL ? (size_t)x->counts[i] : x->count;
+    return vbt_coll_vec_set(x->counts) ? (size_t)vbt_coll_vec_at(x->counts, i) : x->count;
 }
 
 static MPI_Datatype side_type(const side_t *x, int i)
@@ -444,20 +445,20 @@ static vbt_status_t build_scan(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, 
 }
 
 static vbt_status_t build_reduce_scatter(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf,
-                                         void *rbuf, const int *counts, size_t block,
+                                         void *rbuf, vbt_coll_vec_t counts, size_t block,
                                          MPI_Datatype dt, const vbt_op_t *op)
 {
     int n = c->size, me = c->rank;
-    int *displs = vbt_sched_alloc(s, (size_t)n * sizeof(int)), *cnt;
+    MPI_Count *displs = vbt_sched_alloc(s, (size_t)n * sizeof(MPI_Count)), *cnt;
     size_t total = 0;
     void *whole = NULL;
 
-    cnt = vbt_sched_alloc(s, (size_t)n * sizeof(int));
+    cnt = vbt_sched_alloc(s, (size_t)n * sizeof(MPI_Count));
     TRY_PTR(displs);
     TRY_PTR(cnt);
     for (int i = 0; i < n; i++) {
-        cnt[i] = counts != NULL ? counts[i] : (int)block;
-        displs[i] = (int)total;
+        cnt[i] = vbt_coll_vec_set(counts) ? vbt_coll_vec_at(counts, i) : (MPI_Count)block;
+        displs[i] = (MPI_Count)total;
         total += (size_t)cnt[i];
     }
     if (total == 0)
@@ -470,7 +471,10 @@ static vbt_status_t build_reduce_scatter(vbt_sched_t *s, vbt_comm_t *c, const vo
     }
     TRY(build_reduce(s, c, sbuf, whole, total, dt, op, 0));
     vbt_sched_round(s);
-    side_t x = {.buf = whole, .counts = cnt, .displs = displs, .dt = dt};
+    side_t x = {.buf = whole,
+                .counts = vbt_coll_vec_count(cnt),
+                .displs = vbt_coll_vec_count(displs),
+                .dt = dt};
     return build_scatter(s, c, &x, rbuf, (size_t)cnt[me], dt, 0);
 }
 
@@ -480,18 +484,15 @@ typedef struct {
     const void *buf;
     size_t count;
     MPI_Datatype dt;
-    const int *counts, *displs;
-    const MPI_Aint *bdispls;
+    vbt_coll_vec_t counts, displs; /* displs in bytes when dts is set (w) */
     const MPI_Datatype *dts;
     int same; /* every block is buf itself (allgather's send side) */
 } nside_t;
 
 static void *nblock(const nside_t *b, int i)
 {
-    if (b->bdispls != NULL)
-        return (char *)(uintptr_t)b->buf + b->bdispls[i];
-    if (b->displs != NULL)
-        return vaddr(b->buf, b->displs, b->dt, 0, i);
+    if (vbt_coll_vec_set(b->displs))
+        return vaddr(b->buf, b->displs, b->dt, b->dts != NULL, i);
     if (b->same)
         return (void *)(uintptr_t)b->buf;
     return vbt_coll_at(b->buf, (size_t)i * b->count, b->dt);
@@ -508,7 +509,9 @@ static vbt_status_t build_neighbor(vbt_sched_t *s, vbt_comm_t *c, const nside_t 
     for (int i = 0; i < indegree; i++) {
         if (sources[i] == MPI_PROC_NULL)
             continue;
-        TRY(vbt_sched_recv(s, nblock(r, i), r->counts ? (size_t)r->counts[i] : r->count,
+        TRY(vbt_sched_recv(s, nblock(r, i),
+                           vbt_coll_vec_set(r->counts) ? (size_t)vbt_coll_vec_at(r->counts, i)
+                                                       : r->count,
                            r->dts ? r->dts[i] : r->dt, sources[i]));
         if (cart && (i & 1))
             vbt_sched_alt_tag(s);
@@ -516,7 +519,9 @@ static vbt_status_t build_neighbor(vbt_sched_t *s, vbt_comm_t *c, const nside_t 
     for (int j = 0; j < outdegree; j++) {
         if (destinations[j] == MPI_PROC_NULL)
             continue;
-        TRY(vbt_sched_send(s, nblock(x, j), x->counts ? (size_t)x->counts[j] : x->count,
+        TRY(vbt_sched_send(s, nblock(x, j),
+                           vbt_coll_vec_set(x->counts) ? (size_t)vbt_coll_vec_at(x->counts, j)
+                                                       : x->count,
                            x->dts ? x->dts[j] : x->dt, destinations[j]));
         if (cart && !(j & 1))
             vbt_sched_alt_tag(s);
@@ -599,7 +604,8 @@ vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c
     case VBT_COLL_REDUCE_SCATTER:
         return build_reduce_scatter(s, c, a->sbuf, a->rbuf, a->rcounts, 0, a->rdt, a->op);
     case VBT_COLL_REDUCE_SCATTER_BLOCK:
-        return build_reduce_scatter(s, c, a->sbuf, a->rbuf, NULL, a->rcount, a->rdt, a->op);
+        return build_reduce_scatter(s, c, a->sbuf, a->rbuf, (vbt_coll_vec_t){NULL}, a->rcount,
+                                    a->rdt, a->op);
     case VBT_COLL_SCAN:
         return build_scan(s, c, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, 0);
     case VBT_COLL_EXSCAN:
@@ -614,8 +620,7 @@ vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c
                      .count = a->scount,
                      .dt = a->sdt,
                      .counts = a->scounts,
-                     .displs = gather ? NULL : a->sdispls,
-                     .bdispls = a->sbdispls,
+                     .displs = gather ? (vbt_coll_vec_t){NULL} : a->sdispls,
                      .dts = a->sdts,
                      .same = gather};
         nside_t r = {.buf = a->rbuf,
@@ -623,7 +628,6 @@ vbt_status_t vbt_sched_build(vbt_sched_t *s, vbt_coll_kind_t kind, vbt_comm_t *c
                      .dt = a->rdt,
                      .counts = a->rcounts,
                      .displs = a->rdispls,
-                     .bdispls = a->rbdispls,
                      .dts = a->rdts};
         return build_neighbor(s, c, &x, &r);
     }

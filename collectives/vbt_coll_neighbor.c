@@ -20,11 +20,11 @@
 
 static void *block_addr(const vbt_coll_nbuf_t *b, int i)
 {
-    if (b->bdispls != NULL)
-        return (char *)(uintptr_t)b->buf + b->bdispls[i];
-    if (b->displs != NULL)
+    if (vbt_coll_vec_set(b->displs) && b->dts != NULL)
+        return (char *)(uintptr_t)b->buf + vbt_coll_vec_at(b->displs, i);
+    if (vbt_coll_vec_set(b->displs))
         return (char *)(uintptr_t)b->buf +
-               (ptrdiff_t)b->displs[i] * (ptrdiff_t)vbt_dtype_get(b->dt)->extent;
+               (ptrdiff_t)vbt_coll_vec_at(b->displs, i) * (ptrdiff_t)vbt_dtype_get(b->dt)->extent;
     if (b->same)
         return (void *)(uintptr_t)b->buf;
     return vbt_coll_at(b->buf, (size_t)i * b->count, b->dt);
@@ -32,7 +32,7 @@ static void *block_addr(const vbt_coll_nbuf_t *b, int i)
 
 static size_t block_count(const vbt_coll_nbuf_t *b, int i)
 {
-    return b->counts != NULL ? (size_t)b->counts[i] : b->count;
+    return vbt_coll_vec_set(b->counts) ? (size_t)vbt_coll_vec_at(b->counts, i) : b->count;
 }
 
 static MPI_Datatype block_type(const vbt_coll_nbuf_t *b, int i)

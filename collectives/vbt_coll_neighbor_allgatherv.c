@@ -3,8 +3,8 @@
 #include "vbt_coll_int.h"
 
 vbt_status_t vbt_coll_neighbor_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scount,
-                                          MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                                          const int *displs, MPI_Datatype rdt)
+                                          MPI_Datatype sdt, void *rbuf, vbt_coll_vec_t rcounts,
+                                          vbt_coll_vec_t displs, MPI_Datatype rdt)
 {
     vbt_coll_nbuf_t s = {.buf = sbuf, .count = scount, .dt = sdt, .same = 1};
     vbt_coll_nbuf_t r = {.buf = rbuf, .dt = rdt, .counts = rcounts, .displs = displs};

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                                     const int *counts, MPI_Datatype dt,
+                                                     vbt_coll_vec_t counts, MPI_Datatype dt,
                                                      const vbt_op_t *op, int tag)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
@@ -16,7 +16,7 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     vbt_status_t st;
 
     for (int i = 0; i < n; i++)
-        total += (size_t)counts[i];
+        total += (size_t)vbt_coll_vec_at(counts, i);
     if (me == 0) {
         full = vbt_coll_tmp_alloc(total, dt);
         reqs = calloc((size_t)n, sizeof(*reqs));
@@ -29,15 +29,16 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     if (st != VBT_OK)
         goto out;
     if (me != 0) {
-        st = vbt_coll_recv(comm, rbuf, (size_t)counts[me], dt, 0, tag);
+        st = vbt_coll_recv(comm, rbuf, (size_t)vbt_coll_vec_at(counts, me), dt, 0, tag);
         goto out;
     }
-    for (int i = 0; i < n; off += (size_t)counts[i], i++) {
+    for (int i = 0; i < n; off += (size_t)vbt_coll_vec_at(counts, i), i++) {
         if (i == 0)
-            st = vbt_coll_copy(full, (size_t)counts[0], dt, rbuf, (size_t)counts[0], dt);
+            st = vbt_coll_copy(full, (size_t)vbt_coll_vec_at(counts, 0), dt, rbuf,
+                               (size_t)vbt_coll_vec_at(counts, 0), dt);
         else
-            st = vbt_coll_isend(comm, vbt_coll_at(full, off, dt), (size_t)counts[i], dt, i, tag,
-                                &reqs[nreq++]);
+            st = vbt_coll_isend(comm, vbt_coll_at(full, off, dt),
+                                (size_t)vbt_coll_vec_at(counts, i), dt, i, tag, &reqs[nreq++]);
         if (st != VBT_OK)
             break;
     }

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf,
-                                          const int *counts, MPI_Datatype dt, const vbt_op_t *op,
-                                          int tag)
+                                          vbt_coll_vec_t counts, MPI_Datatype dt,
+                                          const vbt_op_t *op, int tag)
 {
     int n = comm->size, me = comm->rank;
     size_t *cnts, *displs, total = 0, largest = 0;
@@ -20,7 +20,7 @@ vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, vo
         return VBT_ERR_NO_MEMORY;
     displs = cnts + n;
     for (int i = 0; i < n; i++) {
-        cnts[i] = (size_t)counts[i];
+        cnts[i] = (size_t)vbt_coll_vec_at(counts, i);
         displs[i] = total;
         total += cnts[i];
         if (cnts[i] > largest)

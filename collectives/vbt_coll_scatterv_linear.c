@@ -17,12 +17,13 @@ vbt_status_t vbt_coll_scatterv_linear(vbt_comm_t *comm, const void *sbuf, const 
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
         if (i != me)
-            st = vbt_coll_isend(comm, vbt_coll_vaddr(sv, sbuf, i), (size_t)sv->counts[i], sv->dt, i,
+            st = vbt_coll_isend(comm, vbt_coll_vaddr(sv, sbuf, i),
+                                (size_t)vbt_coll_vec_at(sv->counts, i), sv->dt, i,
                                 VBT_COLL_TAG_SCATTERV, &reqs[nreq++]);
     }
     if (st == VBT_OK && rbuf != MPI_IN_PLACE)
-        st = vbt_coll_copy(vbt_coll_vaddr(sv, sbuf, me), (size_t)sv->counts[me], sv->dt, rbuf,
-                           rcount, rdt);
+        st = vbt_coll_copy(vbt_coll_vaddr(sv, sbuf, me), (size_t)vbt_coll_vec_at(sv->counts, me),
+                           sv->dt, rbuf, rcount, rdt);
     st = vbt_coll_finish(reqs, nreq, st);
     free(reqs);
     return st;

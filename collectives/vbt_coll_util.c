@@ -220,8 +220,9 @@ vbt_status_t vbt_coll_sendrecv(vbt_comm_t *comm, const void *sbuf, size_t scount
 void *vbt_coll_vaddr(const vbt_coll_vbuf_t *v, const void *buf, int i)
 {
     if (v->dts != NULL)
-        return (char *)(uintptr_t)buf + v->displs[i];
-    return (char *)(uintptr_t)buf + (MPI_Aint)v->displs[i] * type_of(v->dt)->extent;
+        return (char *)(uintptr_t)buf + vbt_coll_vec_at(v->displs, i);
+    return (char *)(uintptr_t)buf +
+           (MPI_Aint)vbt_coll_vec_at(v->displs, i) * type_of(v->dt)->extent;
 }
 
 MPI_Datatype vbt_coll_vtype(const vbt_coll_vbuf_t *v, int i)
@@ -239,9 +240,9 @@ vbt_status_t vbt_coll_vdup(const vbt_coll_vbuf_t *v, int n, const void *buf, voi
         const char *a = vbt_coll_vaddr(v, buf, i);
         MPI_Aint blo, bhi;
 
-        if (v->counts[i] == 0)
+        if (vbt_coll_vec_at(v->counts, i) == 0)
             continue;
-        vbt_coll_range((size_t)v->counts[i], vbt_coll_vtype(v, i), &blo, &bhi);
+        vbt_coll_range((size_t)vbt_coll_vec_at(v->counts, i), vbt_coll_vtype(v, i), &blo, &bhi);
         if (lo == NULL || a + blo < lo)
             lo = a + blo;
         if (hi == NULL || a + bhi > hi)

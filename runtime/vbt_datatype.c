@@ -255,6 +255,7 @@ static void dtype_destroy(vbt_dtype_t *t)
         vbt_dtype_unref(t->types[i]);
     free(t->ints);
     free(t->aints);
+    free(t->counts);
     free(t->types);
     if (t->blocks != t->inl_block)
         free(t->blocks);
@@ -547,7 +548,7 @@ vbt_status_t vbt_dtype_create_hvector(size_t count, size_t blocklen, MPI_Aint st
     return finish(&b, 0, t_p);
 }
 
-vbt_status_t vbt_dtype_create_hindexed(size_t count, const int *blocklens, size_t blocklen,
+vbt_status_t vbt_dtype_create_hindexed(size_t count, const MPI_Count *blocklens, size_t blocklen,
                                        const MPI_Aint *disps, const vbt_dtype_t *old,
                                        vbt_dtype_t **t_p)
 {
@@ -560,8 +561,9 @@ vbt_status_t vbt_dtype_create_hindexed(size_t count, const int *blocklens, size_
     return finish(&b, 0, t_p);
 }
 
-vbt_status_t vbt_dtype_create_struct(size_t count, const int *blocklens, const MPI_Aint *disps,
-                                     vbt_dtype_t *const *types, vbt_dtype_t **t_p)
+vbt_status_t vbt_dtype_create_struct(size_t count, const MPI_Count *blocklens,
+                                     const MPI_Aint *disps, vbt_dtype_t *const *types,
+                                     vbt_dtype_t **t_p)
 {
     builder_t b;
 
@@ -586,13 +588,14 @@ vbt_status_t vbt_dtype_create_resized(const vbt_dtype_t *old, MPI_Aint lb, MPI_A
     return finish(&b, 0, t_p);
 }
 
-vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *subsizes,
-                                       const int *starts, int order, const vbt_dtype_t *old,
+vbt_status_t vbt_dtype_create_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
+                                       const MPI_Count *starts, int order, const vbt_dtype_t *old,
                                        vbt_dtype_t **t_p)
 {
     /* Dimensions slowest first; the fastest one is a run of subsizes elements. */
     MPI_Aint stride[ndims], full = old->extent;
-    int dim[ndims], idx[ndims];
+    MPI_Count idx[ndims];
+    int dim[ndims];
     builder_t b;
     int nonempty = 1;
 
@@ -629,14 +632,15 @@ vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *s
     return finish(&b, 0, t_p);
 }
 
-vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
-                                   const int *const *idx, int order, const vbt_dtype_t *old,
+vbt_status_t vbt_dtype_create_grid(int ndims, const MPI_Count *sizes, const MPI_Count *nidx,
+                                   const MPI_Count *const *idx, int order, const vbt_dtype_t *old,
                                    vbt_dtype_t **t_p)
 {
     /* Dimensions slowest first, as in create_subarray; pos[k] walks the index list of the
      * k-th slowest dimension, and the fastest one goes by runs of consecutive indices. */
     MPI_Aint stride[ndims], full = old->extent;
-    int dim[ndims], pos[ndims];
+    MPI_Count pos[ndims];
+    int dim[ndims];
     builder_t b;
     int nonempty = 1;
 
@@ -652,14 +656,15 @@ vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
     if (builder_init(&b) != 0)
         return VBT_ERR_NO_MEMORY;
     while (nonempty && !b.failed) {
-        const int *fast = idx[dim[ndims - 1]];
-        int nfast = nidx[dim[ndims - 1]], k;
+        const MPI_Count *fast = idx[dim[ndims - 1]];
+        MPI_Count nfast = nidx[dim[ndims - 1]];
         MPI_Aint disp = 0;
+        int k;
 
         for (k = 0; k < ndims - 1; k++)
             disp += (MPI_Aint)idx[dim[k]][pos[k]] * stride[k];
-        for (int i = 0; i < nfast;) {
-            int j = i + 1;
+        for (MPI_Count i = 0; i < nfast;) {
+            MPI_Count j = i + 1;
             while (j < nfast && fast[j] == fast[j - 1] + 1)
                 j++;
             add(&b, old, disp + (MPI_Aint)fast[i] * stride[ndims - 1], (size_t)(j - i));
@@ -705,30 +710,36 @@ vbt_status_t vbt_dtype_dup(const vbt_dtype_t *old, vbt_dtype_t **t_p)
 }
 
 vbt_status_t vbt_dtype_set_contents(vbt_dtype_t *t, int combiner, int nints, const int *ints,
-                                    int naints, const MPI_Aint *aints, int ntypes,
-                                    vbt_dtype_t *const *types)
+                                    int naints, const MPI_Aint *aints, int ncounts,
+                                    const MPI_Count *counts, int ntypes, vbt_dtype_t *const *types)
 {
     t->ints = nints > 0 ? malloc((size_t)nints * sizeof(*ints)) : NULL;
     t->aints = naints > 0 ? malloc((size_t)naints * sizeof(*aints)) : NULL;
+    t->counts = ncounts > 0 ? malloc((size_t)ncounts * sizeof(*counts)) : NULL;
     t->types = ntypes > 0 ? malloc((size_t)ntypes * sizeof(*types)) : NULL;
     if ((nints > 0 && t->ints == NULL) || (naints > 0 && t->aints == NULL) ||
-        (ntypes > 0 && t->types == NULL)) {
+        (ncounts > 0 && t->counts == NULL) || (ntypes > 0 && t->types == NULL)) {
         free(t->ints);
         free(t->aints);
+        free(t->counts);
         free(t->types);
         t->ints = NULL;
         t->aints = NULL;
+        t->counts = NULL;
         t->types = NULL;
         return VBT_ERR_NO_MEMORY;
     }
     t->combiner = combiner;
     t->nints = nints;
     t->naints = naints;
+    t->ncounts = ncounts;
     t->ntypes = ntypes;
     if (nints > 0)
         memcpy(t->ints, ints, (size_t)nints * sizeof(*ints));
     if (naints > 0)
         memcpy(t->aints, aints, (size_t)naints * sizeof(*aints));
+    if (ncounts > 0)
+        memcpy(t->counts, counts, (size_t)ncounts * sizeof(*counts));
     for (int i = 0; i < ntypes; i++) {
         t->types[i] = types[i];
         vbt_dtype_ref(types[i]);

@@ -65,9 +65,12 @@ struct vbt_dtype {
     int refs;    /* the handles below, pending requests, types whose contents name it */
     int handles; /* user handles: the creator's, and each returned by MPI_Type_get_contents */
     int combiner;
-    int nints, naints, ntypes;
+    /* ncounts > 0: built by a large-count (_c) constructor, whose counts are MPI_Count (the
+     * int MPI_Type_get_envelope/get_contents refuse such a type, MPI-4.1 Sec. 5.1.13). */
+    int nints, naints, ncounts, ntypes;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *counts;
     vbt_dtype_t **types;
     char name[MPI_MAX_OBJECT_NAME];
     /* MPI_Type_set_attr (predefined types too); the delete callbacks run at MPI_Type_free of
@@ -140,37 +143,38 @@ MPI_Count vbt_dtype_elements(const vbt_dtype_t *t, size_t bytes);
 size_t vbt_dtype_elements_bytes(const vbt_dtype_t *t, size_t elements);
 
 /* Constructors: a new uncommitted derived type with one handle, or VBT_ERR_NO_MEMORY. Counts
- * and displacements are as MPI gives them, displacements in bytes (the API scales vector and
- * indexed by the old type's extent). The type's contents (get_contents) are set by the API
- * with vbt_dtype_set_contents. */
+ * (64-bit, for the _c constructors and the int ones alike) and displacements are as MPI gives them,
+ * displacements in bytes (the API scales vector and indexed by the old type's extent). The type's
+ * contents (get_contents) are set by the API with vbt_dtype_set_contents. */
 vbt_status_t vbt_dtype_create_contiguous(size_t count, const vbt_dtype_t *old, vbt_dtype_t **t_p);
 vbt_status_t vbt_dtype_create_hvector(size_t count, size_t blocklen, MPI_Aint stride,
                                       const vbt_dtype_t *old, vbt_dtype_t **t_p);
 /* blocklens NULL: every block is blocklen long (the _block variants). */
-vbt_status_t vbt_dtype_create_hindexed(size_t count, const int *blocklens, size_t blocklen,
+vbt_status_t vbt_dtype_create_hindexed(size_t count, const MPI_Count *blocklens, size_t blocklen,
                                        const MPI_Aint *disps, const vbt_dtype_t *old,
                                        vbt_dtype_t **t_p);
-vbt_status_t vbt_dtype_create_struct(size_t count, const int *blocklens, const MPI_Aint *disps,
-                                     vbt_dtype_t *const *types, vbt_dtype_t **t_p);
+vbt_status_t vbt_dtype_create_struct(size_t count, const MPI_Count *blocklens,
+                                     const MPI_Aint *disps, vbt_dtype_t *const *types,
+                                     vbt_dtype_t **t_p);
 vbt_status_t vbt_dtype_create_resized(const vbt_dtype_t *old, MPI_Aint lb, MPI_Aint extent,
                                       vbt_dtype_t **t_p);
 /* order: MPI_ORDER_C or MPI_ORDER_FORTRAN; arguments already checked. */
-vbt_status_t vbt_dtype_create_subarray(int ndims, const int *sizes, const int *subsizes,
-                                       const int *starts, int order, const vbt_dtype_t *old,
+vbt_status_t vbt_dtype_create_subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes,
+                                       const MPI_Count *starts, int order, const vbt_dtype_t *old,
                                        vbt_dtype_t **t_p);
 /* The elements of an array of sizes[d] elements of old per dimension d (order: MPI_ORDER_C
  * or MPI_ORDER_FORTRAN) whose index in dimension d is one of the nidx[d] increasing idx[d][]:
  * in array order, lb 0, extent the whole array (MPI_Type_create_darray). */
-vbt_status_t vbt_dtype_create_grid(int ndims, const int *sizes, const int *nidx,
-                                   const int *const *idx, int order, const vbt_dtype_t *old,
+vbt_status_t vbt_dtype_create_grid(int ndims, const MPI_Count *sizes, const MPI_Count *nidx,
+                                   const MPI_Count *const *idx, int order, const vbt_dtype_t *old,
                                    vbt_dtype_t **t_p);
 vbt_status_t vbt_dtype_dup(const vbt_dtype_t *old, vbt_dtype_t **t_p);
 
 /* Record what built t (MPI_Type_get_envelope/get_contents); takes a reference on each derived
  * type in types. */
 vbt_status_t vbt_dtype_set_contents(vbt_dtype_t *t, int combiner, int nints, const int *ints,
-                                    int naints, const MPI_Aint *aints, int ntypes,
-                                    vbt_dtype_t *const *types);
+                                    int naints, const MPI_Aint *aints, int ncounts,
+                                    const MPI_Count *counts, int ntypes, vbt_dtype_t *const *types);
 
 /* A user handle to t more (MPI_Type_get_contents returning a derived type) or less
  * (MPI_Type_free); the type lives on while a request or another type uses it. */

@@ -10,11 +10,17 @@ VBT_PMPI_ALIAS(Ialltoall_c)
 VBT_PMPI_ALIAS(Alltoall_init)
 VBT_PMPI_ALIAS(Alltoall_init_c)
 VBT_PMPI_ALIAS(Alltoallv)
+VBT_PMPI_ALIAS(Alltoallv_c)
 VBT_PMPI_ALIAS(Ialltoallv)
+VBT_PMPI_ALIAS(Ialltoallv_c)
 VBT_PMPI_ALIAS(Alltoallv_init)
+VBT_PMPI_ALIAS(Alltoallv_init_c)
 VBT_PMPI_ALIAS(Alltoallw)
+VBT_PMPI_ALIAS(Alltoallw_c)
 VBT_PMPI_ALIAS(Ialltoallw)
+VBT_PMPI_ALIAS(Ialltoallw_c)
 VBT_PMPI_ALIAS(Alltoallw_init)
+VBT_PMPI_ALIAS(Alltoallw_init_c)
 
 static int alltoall_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -95,8 +101,8 @@ int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 /* One side of a v/w exchange: the arrays, and a buffer unless every count is 0. types is NULL
  * for alltoallv (one datatype, type). */
 static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
-                      const void *buf, const int *counts, const char *counts_name,
-                      const int *displs, const char *displs_name, MPI_Datatype type,
+                      const void *buf, vbt_coll_vec_t counts, const char *counts_name,
+                      vbt_coll_vec_t displs, const char *displs_name, MPI_Datatype type,
                       const MPI_Datatype *types, const char *types_name)
 {
     int any = 0;
@@ -104,7 +110,7 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
     VBT_API_CHECK(
         vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, c->size));
     for (int i = 0; i < c->size; i++)
-        any |= counts[i] > 0;
+        any |= vbt_coll_vec_at(counts, i) > 0;
     if (types == NULL)
         return vbt_api_coll_check_buffer(c, call, name, buf, any, type);
     for (int i = 0; i < c->size; i++) {
@@ -112,17 +118,18 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
         vbt_api_bufname_t n = {name->buf, counts_name, tname};
 
         snprintf(tname, sizeof(tname), "%s[%d]", types_name, i);
-        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &n, buf, counts[i], types[i]));
+        VBT_API_CHECK(
+            vbt_api_coll_check_buffer(c, call, &n, buf, vbt_coll_vec_at(counts, i), types[i]));
     }
     return MPI_SUCCESS;
 }
 
-static int alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                         const vbt_api_nb_t *nb)
+static int alltoallv_any(const char *bcall, const void *sendbuf, vbt_coll_vec_t sendcounts,
+                         vbt_coll_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                         vbt_coll_vec_t recvcounts, vbt_coll_vec_t rdispls, MPI_Datatype recvtype,
+                         MPI_Comm comm, const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Alltoallv";
+    const char *call = nb != NULL ? nb->call : bcall;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -161,8 +168,19 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, NULL);
+    return alltoallv_any("MPI_Alltoallv", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtype, recvbuf, vbt_coll_vec_int(recvcounts),
+                         vbt_coll_vec_int(rdispls), recvtype, comm, NULL);
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return alltoallv_any("MPI_Alltoallv_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtype, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtype, comm,
+                         NULL);
 }
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -171,8 +189,22 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     vbt_api_nb_t nb = {"MPI_Ialltoallv", 0, MPI_INFO_NULL, request};
 
-    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, &nb);
+    return alltoallv_any("MPI_Ialltoallv", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtype, recvbuf, vbt_coll_vec_int(recvcounts),
+                         vbt_coll_vec_int(rdispls), recvtype, comm, &nb);
+}
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoallv_c", 0, MPI_INFO_NULL, request};
+
+    return alltoallv_any("MPI_Ialltoallv_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtype, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtype, comm,
+                         &nb);
 }
 
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -182,16 +214,30 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
 {
     vbt_api_nb_t nb = {"MPI_Alltoallv_init", 1, info, request};
 
-    return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                         recvtype, comm, &nb);
+    return alltoallv_any("MPI_Alltoallv_init", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtype, recvbuf, vbt_coll_vec_int(recvcounts),
+                         vbt_coll_vec_int(rdispls), recvtype, comm, &nb);
 }
 
-static int alltoallw_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                         const vbt_api_nb_t *nb)
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Alltoallw";
+    vbt_api_nb_t nb = {"MPI_Alltoallv_init_c", 1, info, request};
+
+    return alltoallv_any("MPI_Alltoallv_init_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtype, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtype, comm,
+                         &nb);
+}
+
+static int alltoallw_any(const char *bcall, const void *sendbuf, vbt_coll_vec_t sendcounts,
+                         vbt_coll_vec_t sdispls, const MPI_Datatype sendtypes[], void *recvbuf,
+                         vbt_coll_vec_t recvcounts, vbt_coll_vec_t rdispls,
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, const vbt_api_nb_t *nb)
+{
+    const char *call = nb != NULL ? nb->call : bcall;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -234,8 +280,20 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, NULL);
+    return alltoallw_any("MPI_Alltoallw", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls), recvtypes, comm,
+                         NULL);
+}
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw_any("MPI_Alltoallw_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtypes,
+                         comm, NULL);
 }
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -245,8 +303,23 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     vbt_api_nb_t nb = {"MPI_Ialltoallw", 0, MPI_INFO_NULL, request};
 
-    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, &nb);
+    return alltoallw_any("MPI_Ialltoallw", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls), recvtypes, comm,
+                         &nb);
+}
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                      MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ialltoallw_c", 0, MPI_INFO_NULL, request};
+
+    return alltoallw_any("MPI_Ialltoallw_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtypes,
+                         comm, &nb);
 }
 
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -256,6 +329,22 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
 {
     vbt_api_nb_t nb = {"MPI_Alltoallw_init", 1, info, request};
 
-    return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                         recvtypes, comm, &nb);
+    return alltoallw_any("MPI_Alltoallw_init", sendbuf, vbt_coll_vec_int(sendcounts),
+                         vbt_coll_vec_int(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls), recvtypes, comm,
+                         &nb);
+}
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Alltoallw_init_c", 1, info, request};
+
+    return alltoallw_any("MPI_Alltoallw_init_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                         vbt_coll_vec_aint(sdispls), sendtypes, recvbuf,
+                         vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(rdispls), recvtypes,
+                         comm, &nb);
 }

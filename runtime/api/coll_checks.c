@@ -61,19 +61,21 @@ int vbt_api_coll_aliased(vbt_comm_t *c, const char *call)
 }
 
 int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *counts_name,
-                              const int *counts, const char *displs_name, const int *displs, int n)
+                              vbt_coll_vec_t counts, const char *displs_name, vbt_coll_vec_t displs,
+                              int n)
 {
-    if (counts == NULL)
+    if (!vbt_coll_vec_set(counts))
         return vbt_error_raise(c, call, MPI_ERR_ARG,
                                "argument %s is NULL; pass an array of %d counts", counts_name, n);
-    if (displs_name != NULL && displs == NULL)
+    if (displs_name != NULL && !vbt_coll_vec_set(displs))
         return vbt_error_raise(c, call, MPI_ERR_ARG,
                                "argument %s is NULL; pass an array of %d displacements",
                                displs_name, n);
     for (int i = 0; i < n; i++) {
-        if (counts[i] < 0)
-            return vbt_error_raise(c, call, MPI_ERR_COUNT, "%s[%d] is %d; counts must be 0 or more",
-                                   counts_name, i, counts[i]);
+        if (vbt_coll_vec_at(counts, i) < 0)
+            return vbt_error_raise(c, call, MPI_ERR_COUNT,
+                                   "%s[%d] is %lld; counts must be 0 or more", counts_name, i,
+                                   (long long)vbt_coll_vec_at(counts, i));
     }
     return MPI_SUCCESS;
 }

@@ -8,8 +8,11 @@ VBT_PMPI_ALIAS(Igather_c)
 VBT_PMPI_ALIAS(Gather_init)
 VBT_PMPI_ALIAS(Gather_init_c)
 VBT_PMPI_ALIAS(Gatherv)
+VBT_PMPI_ALIAS(Gatherv_c)
 VBT_PMPI_ALIAS(Igatherv)
+VBT_PMPI_ALIAS(Igatherv_c)
 VBT_PMPI_ALIAS(Gatherv_init)
+VBT_PMPI_ALIAS(Gatherv_init_c)
 VBT_PMPI_ALIAS(Allgather)
 VBT_PMPI_ALIAS(Allgather_c)
 VBT_PMPI_ALIAS(Iallgather)
@@ -17,8 +20,11 @@ VBT_PMPI_ALIAS(Iallgather_c)
 VBT_PMPI_ALIAS(Allgather_init)
 VBT_PMPI_ALIAS(Allgather_init_c)
 VBT_PMPI_ALIAS(Allgatherv)
+VBT_PMPI_ALIAS(Allgatherv_c)
 VBT_PMPI_ALIAS(Iallgatherv)
+VBT_PMPI_ALIAS(Iallgatherv_c)
 VBT_PMPI_ALIAS(Allgatherv_init)
+VBT_PMPI_ALIAS(Allgatherv_init_c)
 
 /* The send side: sendbuf may be MPI_IN_PLACE where in_place_ok (why says where it may be). */
 static int check_send(vbt_comm_t *c, const char *call, const void *sendbuf, MPI_Count sendcount,
@@ -33,15 +39,15 @@ static int check_send(vbt_comm_t *c, const char *call, const void *sendbuf, MPI_
 }
 
 /* recvbuf of a v collective: datatype valid, and a buffer unless every count is 0. */
-static int check_recv_v(vbt_comm_t *c, const char *call, const void *recvbuf, const int *counts,
-                        const int *displs, MPI_Datatype recvtype)
+static int check_recv_v(vbt_comm_t *c, const char *call, const void *recvbuf, vbt_coll_vec_t counts,
+                        vbt_coll_vec_t displs, MPI_Datatype recvtype)
 {
     int any = 0;
 
     VBT_API_CHECK(
         vbt_api_coll_check_counts(c, call, "recvcounts", counts, "displs", displs, c->size));
     for (int i = 0; i < c->size; i++)
-        any |= counts[i] > 0;
+        any |= vbt_coll_vec_at(counts, i) > 0;
     if (unlikely(recvbuf == MPI_IN_PLACE))
         return vbt_api_coll_bad_in_place(c, call, "recvbuf", "which is allowed for sendbuf only");
     return vbt_api_coll_check_buffer(c, call, &vbt_api_recv, recvbuf, any, recvtype);
@@ -134,11 +140,12 @@ int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
-static int gatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, const int recvcounts[], const int displs[],
-                       MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int gatherv_any(const char *bcall, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, vbt_coll_vec_t recvcounts,
+                       vbt_coll_vec_t displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Gatherv";
+    const char *call = nb != NULL ? nb->call : bcall;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -173,7 +180,17 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+    return gatherv_any("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, root, comm,
+                       NULL);
+}
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                   int root, MPI_Comm comm)
+{
+    return gatherv_any("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, root,
                        comm, NULL);
 }
 
@@ -183,7 +200,19 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     vbt_api_nb_t nb = {"MPI_Igatherv", 0, MPI_INFO_NULL, request};
 
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+    return gatherv_any("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, root, comm,
+                       &nb);
+}
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Igatherv_c", 0, MPI_INFO_NULL, request};
+
+    return gatherv_any("MPI_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, root,
                        comm, &nb);
 }
 
@@ -193,7 +222,20 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     vbt_api_nb_t nb = {"MPI_Gatherv_init", 1, info, request};
 
-    return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+    return gatherv_any("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, root, comm,
+                       &nb);
+}
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Gatherv_init_c", 1, info, request};
+
+    return gatherv_any("MPI_Gatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
+                       vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, root,
                        comm, &nb);
 }
 
@@ -273,11 +315,12 @@ int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &nb);
 }
 
-static int allgatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, const int recvcounts[], const int displs[],
-                          MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int allgatherv_any(const char *bcall, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, vbt_coll_vec_t recvcounts,
+                          vbt_coll_vec_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                          const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Allgatherv";
+    const char *call = nb != NULL ? nb->call : bcall;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -307,7 +350,17 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    return allgatherv_any("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, comm,
+                          NULL);
+}
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return allgatherv_any("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, comm,
                           NULL);
 }
 
@@ -317,7 +370,19 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     vbt_api_nb_t nb = {"MPI_Iallgatherv", 0, MPI_INFO_NULL, request};
 
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    return allgatherv_any("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, comm,
+                          &nb);
+}
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iallgatherv_c", 0, MPI_INFO_NULL, request};
+
+    return allgatherv_any("MPI_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, comm,
                           &nb);
 }
 
@@ -327,6 +392,19 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     vbt_api_nb_t nb = {"MPI_Allgatherv_init", 1, info, request};
 
-    return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    return allgatherv_any("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype, comm,
+                          &nb);
+}
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                           MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Allgatherv_init_c", 1, info, request};
+
+    return allgatherv_any("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf,
+                          vbt_coll_vec_count(recvcounts), vbt_coll_vec_aint(displs), recvtype, comm,
                           &nb);
 }

@@ -26,10 +26,11 @@ static int in_place(vbt_comm_t *c, const char *call, const char *arg)
                            arg, c->name);
 }
 
-/* A count as the caller passed it (the args carry it as size_t). */
-static int icount(size_t n)
+/* A count as the caller passed it (the args carry it as size_t; a negative MPI_Count comes
+ * back negative, a large one whole). */
+static MPI_Count icount(size_t n)
 {
-    return (int)n;
+    return (MPI_Count)n;
 }
 
 static int check_buf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
@@ -43,13 +44,13 @@ static int check_buf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *n
 /* A v buffer: n counts (and displacements) and the datatype, the buffer if any count is > 0. */
 static int check_vbuf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
                       const char *counts_name, const char *displs_name, const void *buf,
-                      const int *counts, const int *displs, MPI_Datatype dt, int n)
+                      vbt_coll_vec_t counts, vbt_coll_vec_t displs, MPI_Datatype dt, int n)
 {
     int any = 0;
 
     VBT_API_CHECK(vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, n));
     for (int i = 0; i < n; i++)
-        any |= counts[i] > 0;
+        any |= vbt_coll_vec_at(counts, i) > 0;
     if (buf == MPI_IN_PLACE)
         return in_place(c, call, name->buf);
     return vbt_api_coll_check_buffer(c, call, name, buf, any, dt);
@@ -58,7 +59,7 @@ static int check_vbuf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
 /* Alltoallw's side: n counts, byte displacements and datatypes. */
 static int check_wbuf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
                       const char *counts_name, const char *displs_name, const char *types_name,
-                      const void *buf, const int *counts, const int *displs,
+                      const void *buf, vbt_coll_vec_t counts, vbt_coll_vec_t displs,
                       const MPI_Datatype *types, int n)
 {
     VBT_API_CHECK(vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, n));
@@ -68,7 +69,8 @@ static int check_wbuf(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
     if (buf == MPI_IN_PLACE)
         return in_place(c, call, name->buf);
     for (int i = 0; i < n; i++)
-        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, name, buf, counts[i], types[i]));
+        VBT_API_CHECK(
+            vbt_api_coll_check_buffer(c, call, name, buf, vbt_coll_vec_at(counts, i), types[i]));
     return MPI_SUCCESS;
 }
 
@@ -152,18 +154,18 @@ static int check(vbt_comm_t *c, const char *call, vbt_coll_kind_t kind, const vb
         return vbt_api_coll_check_op(c, call, op, a->rdt, op_p);
     case VBT_COLL_REDUCE_SCATTER:
     case VBT_COLL_REDUCE_SCATTER_BLOCK: {
-        int mine;
+        MPI_Count mine;
         if (kind == VBT_COLL_REDUCE_SCATTER) {
-            VBT_API_CHECK(
-                vbt_api_coll_check_counts(c, call, "recvcounts", a->rcounts, NULL, NULL, c->size));
+            VBT_API_CHECK(vbt_api_coll_check_counts(c, call, "recvcounts", a->rcounts, NULL,
+                                                    (vbt_coll_vec_t){NULL}, c->size));
             for (int i = 0; i < c->size; i++)
-                total += (size_t)a->rcounts[i];
-            mine = a->rcounts[c->rank];
+                total += (size_t)vbt_coll_vec_at(a->rcounts, i);
+            mine = vbt_coll_vec_at(a->rcounts, c->rank);
         } else {
             if (icount(a->rcount) < 0)
                 return vbt_error_raise(c, call, MPI_ERR_COUNT,
-                                       "argument recvcount is %d; it must be 0 or more",
-                                       icount(a->rcount));
+                                       "argument recvcount is %lld; it must be 0 or more",
+                                       (long long)icount(a->rcount));
             total = a->rcount * (size_t)c->size;
             mine = icount(a->rcount);
         }

@@ -14,8 +14,11 @@ VBT_PMPI_ALIAS(Ineighbor_allgather_c)
 VBT_PMPI_ALIAS(Neighbor_allgather_init)
 VBT_PMPI_ALIAS(Neighbor_allgather_init_c)
 VBT_PMPI_ALIAS(Neighbor_allgatherv)
+VBT_PMPI_ALIAS(Neighbor_allgatherv_c)
 VBT_PMPI_ALIAS(Ineighbor_allgatherv)
+VBT_PMPI_ALIAS(Ineighbor_allgatherv_c)
 VBT_PMPI_ALIAS(Neighbor_allgatherv_init)
+VBT_PMPI_ALIAS(Neighbor_allgatherv_init_c)
 VBT_PMPI_ALIAS(Neighbor_alltoall)
 VBT_PMPI_ALIAS(Neighbor_alltoall_c)
 VBT_PMPI_ALIAS(Ineighbor_alltoall)
@@ -23,11 +26,17 @@ VBT_PMPI_ALIAS(Ineighbor_alltoall_c)
 VBT_PMPI_ALIAS(Neighbor_alltoall_init)
 VBT_PMPI_ALIAS(Neighbor_alltoall_init_c)
 VBT_PMPI_ALIAS(Neighbor_alltoallv)
+VBT_PMPI_ALIAS(Neighbor_alltoallv_c)
 VBT_PMPI_ALIAS(Ineighbor_alltoallv)
+VBT_PMPI_ALIAS(Ineighbor_alltoallv_c)
 VBT_PMPI_ALIAS(Neighbor_alltoallv_init)
+VBT_PMPI_ALIAS(Neighbor_alltoallv_init_c)
 VBT_PMPI_ALIAS(Neighbor_alltoallw)
+VBT_PMPI_ALIAS(Neighbor_alltoallw_c)
 VBT_PMPI_ALIAS(Ineighbor_alltoallw)
+VBT_PMPI_ALIAS(Ineighbor_alltoallw_c)
 VBT_PMPI_ALIAS(Neighbor_alltoallw_init)
+VBT_PMPI_ALIAS(Neighbor_alltoallw_init_c)
 
 /* The degrees of c's topology, or MPI_ERR_TOPOLOGY raised when it has none. */
 static int check_topo(vbt_comm_t *c, const char *call, int *indegree_p, int *outdegree_p)
@@ -59,8 +68,8 @@ static int check_not_in_place(vbt_comm_t *c, const char *call, const void *sendb
  * unless every count is 0. types is NULL for the v calls (one datatype, type). With n 0 the
  * arrays may be NULL. */
 static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *name,
-                      const void *buf, int n, const int *counts, const char *counts_name,
-                      const int *displs, const char *displs_name, MPI_Datatype type,
+                      const void *buf, int n, vbt_coll_vec_t counts, const char *counts_name,
+                      vbt_coll_vec_t displs, const char *displs_name, MPI_Datatype type,
                       const MPI_Datatype *types, const char *types_name)
 {
     int any = 0;
@@ -69,7 +78,7 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
         return types == NULL ? vbt_api_coll_check_buffer(c, call, name, buf, 0, type) : MPI_SUCCESS;
     VBT_API_CHECK(vbt_api_coll_check_counts(c, call, counts_name, counts, displs_name, displs, n));
     for (int i = 0; i < n; i++)
-        any |= counts[i] > 0;
+        any |= vbt_coll_vec_at(counts, i) > 0;
     if (types == NULL)
         return vbt_api_coll_check_buffer(c, call, name, buf, any, type);
     for (int i = 0; i < n; i++) {
@@ -77,7 +86,8 @@ static int check_side(vbt_comm_t *c, const char *call, const vbt_api_bufname_t *
         vbt_api_bufname_t nm = {name->buf, counts_name, tname};
 
         snprintf(tname, sizeof(tname), "%s[%d]", types_name, i);
-        VBT_API_CHECK(vbt_api_coll_check_buffer(c, call, &nm, buf, counts[i], types[i]));
+        VBT_API_CHECK(
+            vbt_api_coll_check_buffer(c, call, &nm, buf, vbt_coll_vec_at(counts, i), types[i]));
     }
     return MPI_SUCCESS;
 }
@@ -173,11 +183,12 @@ int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-static int neighbor_allgatherv_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                   void *recvbuf, const int recvcounts[], const int displs[],
-                                   MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int neighbor_allgatherv_any(const char *bcall, const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, vbt_coll_vec_t recvcounts,
+                                   vbt_coll_vec_t displs, MPI_Datatype recvtype, MPI_Comm comm,
+                                   const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_allgatherv";
+    const char *call = nb != NULL ? nb->call : bcall;
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -211,8 +222,18 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                   recvtype, comm, NULL);
+    return neighbor_allgatherv_any("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                                   vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs), recvtype,
+                                   comm, NULL);
+}
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_allgatherv_any("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype,
+                                   recvbuf, vbt_coll_vec_count(recvcounts),
+                                   vbt_coll_vec_aint(displs), recvtype, comm, NULL);
 }
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -221,8 +242,21 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_allgatherv", 0, MPI_INFO_NULL, request};
 
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    return neighbor_allgatherv_any("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype,
+                                   recvbuf, vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs),
                                    recvtype, comm, &nb);
+}
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_allgatherv_c", 0, MPI_INFO_NULL, request};
+
+    return neighbor_allgatherv_any("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype,
+                                   recvbuf, vbt_coll_vec_count(recvcounts),
+                                   vbt_coll_vec_aint(displs), recvtype, comm, &nb);
 }
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -232,8 +266,21 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_allgatherv_init", 1, info, request};
 
-    return neighbor_allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    return neighbor_allgatherv_any("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype,
+                                   recvbuf, vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(displs),
                                    recvtype, comm, &nb);
+}
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_allgatherv_init_c", 1, info, request};
+
+    return neighbor_allgatherv_any("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype,
+                                   recvbuf, vbt_coll_vec_count(recvcounts),
+                                   vbt_coll_vec_aint(displs), recvtype, comm, &nb);
 }
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -293,12 +340,12 @@ int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
                            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-static int neighbor_alltoallv_any(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                                  const vbt_api_nb_t *nb)
+static int neighbor_alltoallv_any(const char *bcall, const void *sendbuf, vbt_coll_vec_t sendcounts,
+                                  vbt_coll_vec_t sdispls, MPI_Datatype sendtype, void *recvbuf,
+                                  vbt_coll_vec_t recvcounts, vbt_coll_vec_t rdispls,
+                                  MPI_Datatype recvtype, MPI_Comm comm, const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallv";
+    const char *call = nb != NULL ? nb->call : bcall;
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -334,8 +381,21 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                  rdispls, recvtype, comm, NULL);
+    return neighbor_alltoallv_any("MPI_Neighbor_alltoallv", sendbuf, vbt_coll_vec_int(sendcounts),
+                                  vbt_coll_vec_int(sdispls), sendtype, recvbuf,
+                                  vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls), recvtype,
+                                  comm, NULL);
+}
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_alltoallv_any("MPI_Neighbor_alltoallv_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtype, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtype, comm, NULL);
 }
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -345,8 +405,23 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallv", 0, MPI_INFO_NULL, request};
 
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                  rdispls, recvtype, comm, &nb);
+    return neighbor_alltoallv_any("MPI_Ineighbor_alltoallv", sendbuf, vbt_coll_vec_int(sendcounts),
+                                  vbt_coll_vec_int(sdispls), sendtype, recvbuf,
+                                  vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls), recvtype,
+                                  comm, &nb);
+}
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallv_c", 0, MPI_INFO_NULL, request};
+
+    return neighbor_alltoallv_any("MPI_Ineighbor_alltoallv_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtype, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtype, comm, &nb);
 }
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -356,16 +431,32 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], co
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoallv_init", 1, info, request};
 
-    return neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                  rdispls, recvtype, comm, &nb);
+    return neighbor_alltoallv_any("MPI_Neighbor_alltoallv_init", sendbuf,
+                                  vbt_coll_vec_int(sendcounts), vbt_coll_vec_int(sdispls), sendtype,
+                                  recvbuf, vbt_coll_vec_int(recvcounts), vbt_coll_vec_int(rdispls),
+                                  recvtype, comm, &nb);
+}
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoallv_init_c", 1, info, request};
+
+    return neighbor_alltoallv_any("MPI_Neighbor_alltoallv_init_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtype, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtype, comm, &nb);
 }
 
 /* w's arrays besides the counts: byte displacements and datatypes, present when n > 0. */
-static int check_w_arrays(vbt_comm_t *c, const char *call, int n, const MPI_Aint *displs,
+static int check_w_arrays(vbt_comm_t *c, const char *call, int n, vbt_coll_vec_t displs,
                           const char *displs_name, const MPI_Datatype *types,
                           const char *types_name)
 {
-    if (n > 0 && unlikely(displs == NULL))
+    if (n > 0 && unlikely(!vbt_coll_vec_set(displs)))
         return vbt_error_raise(c, call, MPI_ERR_ARG,
                                "argument %s is NULL; pass an array of %d displacements",
                                displs_name, n);
@@ -375,13 +466,13 @@ static int check_w_arrays(vbt_comm_t *c, const char *call, int n, const MPI_Aint
     return MPI_SUCCESS;
 }
 
-static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[],
-                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                  void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+static int neighbor_alltoallw_any(const char *bcall, const void *sendbuf, vbt_coll_vec_t sendcounts,
+                                  vbt_coll_vec_t sdispls, const MPI_Datatype sendtypes[],
+                                  void *recvbuf, vbt_coll_vec_t recvcounts, vbt_coll_vec_t rdispls,
                                   const MPI_Datatype recvtypes[], MPI_Comm comm,
                                   const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Neighbor_alltoallw";
+    const char *call = nb != NULL ? nb->call : bcall;
     int indegree, outdegree;
     vbt_status_t st;
 
@@ -392,21 +483,23 @@ static int neighbor_alltoallw_any(const void *sendbuf, const int sendcounts[],
     VBT_API_CHECK(check_not_in_place(c, call, sendbuf, recvbuf));
     VBT_API_CHECK(check_w_arrays(c, call, indegree, rdispls, "rdispls", recvtypes, "recvtypes"));
     VBT_API_CHECK(check_side(c, call, &vbt_api_recv, recvbuf, indegree, recvcounts, "recvcounts",
-                             NULL, NULL, MPI_DATATYPE_NULL, recvtypes, "recvtypes"));
+                             (vbt_coll_vec_t){NULL}, NULL, MPI_DATATYPE_NULL, recvtypes,
+                             "recvtypes"));
     VBT_API_CHECK(check_w_arrays(c, call, outdegree, sdispls, "sdispls", sendtypes, "sendtypes"));
     VBT_API_CHECK(check_side(c, call, &vbt_api_send, sendbuf, outdegree, sendcounts, "sendcounts",
-                             NULL, NULL, MPI_DATATYPE_NULL, sendtypes, "sendtypes"));
+                             (vbt_coll_vec_t){NULL}, NULL, MPI_DATATYPE_NULL, sendtypes,
+                             "sendtypes"));
     if (unlikely(sendbuf == recvbuf && sendbuf != NULL))
         return vbt_api_coll_aliased(c, call);
     if (nb != NULL)
         return vbt_api_coll_post(c, nb, VBT_COLL_NEIGHBOR_ALLTOALLW,
                                  &(vbt_coll_args_t){.sbuf = sendbuf,
                                                     .scounts = sendcounts,
-                                                    .sbdispls = sdispls,
+                                                    .sdispls = sdispls,
                                                     .sdts = sendtypes,
                                                     .rbuf = recvbuf,
                                                     .rcounts = recvcounts,
-                                                    .rbdispls = rdispls,
+                                                    .rdispls = rdispls,
                                                     .rdts = recvtypes});
     st = vbt_coll_neighbor_alltoallw(c, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                      recvcounts, rdispls, recvtypes);
@@ -419,8 +512,21 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, NULL);
+    return neighbor_alltoallw_any("MPI_Neighbor_alltoallw", sendbuf, vbt_coll_vec_int(sendcounts),
+                                  vbt_coll_vec_aint(sdispls), sendtypes, recvbuf,
+                                  vbt_coll_vec_int(recvcounts), vbt_coll_vec_aint(rdispls),
+                                  recvtypes, comm, NULL);
+}
+
+int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return neighbor_alltoallw_any("MPI_Neighbor_alltoallw_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtypes, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtypes, comm, NULL);
 }
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -430,8 +536,24 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 {
     vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallw", 0, MPI_INFO_NULL, request};
 
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, &nb);
+    return neighbor_alltoallw_any("MPI_Ineighbor_alltoallw", sendbuf, vbt_coll_vec_int(sendcounts),
+                                  vbt_coll_vec_aint(sdispls), sendtypes, recvbuf,
+                                  vbt_coll_vec_int(recvcounts), vbt_coll_vec_aint(rdispls),
+                                  recvtypes, comm, &nb);
+}
+
+int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                               MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ineighbor_alltoallw_c", 0, MPI_INFO_NULL, request};
+
+    return neighbor_alltoallw_any("MPI_Ineighbor_alltoallw_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtypes, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtypes, comm, &nb);
 }
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
@@ -442,6 +564,22 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
 {
     vbt_api_nb_t nb = {"MPI_Neighbor_alltoallw_init", 1, info, request};
 
-    return neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                  rdispls, recvtypes, comm, &nb);
+    return neighbor_alltoallw_any("MPI_Neighbor_alltoallw_init", sendbuf,
+                                  vbt_coll_vec_int(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtypes, recvbuf, vbt_coll_vec_int(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtypes, comm, &nb);
+}
+
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Neighbor_alltoallw_init_c", 1, info, request};
+
+    return neighbor_alltoallw_any("MPI_Neighbor_alltoallw_init_c", sendbuf,
+                                  vbt_coll_vec_count(sendcounts), vbt_coll_vec_aint(sdispls),
+                                  sendtypes, recvbuf, vbt_coll_vec_count(recvcounts),
+                                  vbt_coll_vec_aint(rdispls), recvtypes, comm, &nb);
 }

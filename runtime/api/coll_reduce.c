@@ -16,8 +16,11 @@ VBT_PMPI_ALIAS(Iallreduce_c)
 VBT_PMPI_ALIAS(Allreduce_init)
 VBT_PMPI_ALIAS(Allreduce_init_c)
 VBT_PMPI_ALIAS(Reduce_scatter)
+VBT_PMPI_ALIAS(Reduce_scatter_c)
 VBT_PMPI_ALIAS(Ireduce_scatter)
+VBT_PMPI_ALIAS(Ireduce_scatter_c)
 VBT_PMPI_ALIAS(Reduce_scatter_init)
+VBT_PMPI_ALIAS(Reduce_scatter_init_c)
 VBT_PMPI_ALIAS(Reduce_scatter_block)
 VBT_PMPI_ALIAS(Reduce_scatter_block_c)
 VBT_PMPI_ALIAS(Ireduce_scatter_block)
@@ -223,11 +226,11 @@ int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                              count, datatype, op, comm);
 }
 
-static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              const vbt_api_nb_t *nb)
+static int reduce_scatter_any(const char *bcall, const void *sendbuf, void *recvbuf,
+                              vbt_coll_vec_t recvcounts, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Reduce_scatter";
+    const char *call = nb != NULL ? nb->call : bcall;
     const vbt_op_t *o;
     size_t total = 0;
     vbt_status_t st;
@@ -236,13 +239,15 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recv
     VBT_API_COMM(c, comm, call);
     VBT_API_INTER(c, call, nb, VBT_COLL_REDUCE_SCATTER, op, .sbuf = sendbuf, .rbuf = recvbuf,
                   .rcounts = recvcounts, .rdt = datatype);
-    VBT_API_CHECK(
-        vbt_api_coll_check_counts(c, call, "recvcounts", recvcounts, NULL, NULL, c->size));
+    VBT_API_CHECK(vbt_api_coll_check_counts(c, call, "recvcounts", recvcounts, NULL,
+                                            (vbt_coll_vec_t){NULL}, c->size));
     for (int i = 0; i < c->size; i++)
-        total += (size_t)recvcounts[i];
+        total += (size_t)vbt_coll_vec_at(recvcounts, i);
     /* In place, the whole vector is in recvbuf on entry. */
     VBT_API_CHECK(check_reduce_args(c, call, sendbuf, clamp(total), recvbuf,
-                                    sendbuf == MPI_IN_PLACE ? clamp(total) : recvcounts[c->rank],
+                                    sendbuf == MPI_IN_PLACE
+                                        ? clamp(total)
+                                        : clamp((size_t)vbt_coll_vec_at(recvcounts, c->rank)),
                                     datatype, op, &o));
     if (nb != NULL)
         return vbt_api_coll_post(
@@ -258,7 +263,15 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, const int recv
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
+    return reduce_scatter_any("MPI_Reduce_scatter", sendbuf, recvbuf, vbt_coll_vec_int(recvcounts),
+                              datatype, op, comm, NULL);
+}
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter_any("MPI_Reduce_scatter_c", sendbuf, recvbuf,
+                              vbt_coll_vec_count(recvcounts), datatype, op, comm, NULL);
 }
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -266,7 +279,17 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 {
     vbt_api_nb_t nb = {"MPI_Ireduce_scatter", 0, MPI_INFO_NULL, request};
 
-    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
+    return reduce_scatter_any("MPI_Ireduce_scatter", sendbuf, recvbuf, vbt_coll_vec_int(recvcounts),
+                              datatype, op, comm, &nb);
+}
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Ireduce_scatter_c", 0, MPI_INFO_NULL, request};
+
+    return reduce_scatter_any("MPI_Ireduce_scatter_c", sendbuf, recvbuf,
+                              vbt_coll_vec_count(recvcounts), datatype, op, comm, &nb);
 }
 
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -275,7 +298,18 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 {
     vbt_api_nb_t nb = {"MPI_Reduce_scatter_init", 1, info, request};
 
-    return reduce_scatter_any(sendbuf, recvbuf, recvcounts, datatype, op, comm, &nb);
+    return reduce_scatter_any("MPI_Reduce_scatter_init", sendbuf, recvbuf,
+                              vbt_coll_vec_int(recvcounts), datatype, op, comm, &nb);
+}
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Reduce_scatter_init_c", 1, info, request};
+
+    return reduce_scatter_any("MPI_Reduce_scatter_init_c", sendbuf, recvbuf,
+                              vbt_coll_vec_count(recvcounts), datatype, op, comm, &nb);
 }
 
 static int reduce_scatter_block_any(const void *sendbuf, void *recvbuf, MPI_Count recvcount,

@@ -8,8 +8,11 @@ VBT_PMPI_ALIAS(Iscatter_c)
 VBT_PMPI_ALIAS(Scatter_init)
 VBT_PMPI_ALIAS(Scatter_init_c)
 VBT_PMPI_ALIAS(Scatterv)
+VBT_PMPI_ALIAS(Scatterv_c)
 VBT_PMPI_ALIAS(Iscatterv)
+VBT_PMPI_ALIAS(Iscatterv_c)
 VBT_PMPI_ALIAS(Scatterv_init)
+VBT_PMPI_ALIAS(Scatterv_init_c)
 
 /* The receive side: recvbuf may be MPI_IN_PLACE at the root only. */
 static int check_recv(vbt_comm_t *c, const char *call, void *recvbuf, MPI_Count recvcount,
@@ -113,11 +116,12 @@ int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &nb);
 }
 
-static int scatterv_any(const void *sendbuf, const int sendcounts[], const int displs[],
-                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, const vbt_api_nb_t *nb)
+static int scatterv_any(const char *bcall, const void *sendbuf, vbt_coll_vec_t sendcounts,
+                        vbt_coll_vec_t displs, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        const vbt_api_nb_t *nb)
 {
-    const char *call = nb != NULL ? nb->call : "MPI_Scatterv";
+    const char *call = nb != NULL ? nb->call : bcall;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
@@ -132,7 +136,7 @@ static int scatterv_any(const void *sendbuf, const int sendcounts[], const int d
         VBT_API_CHECK(vbt_api_coll_check_counts(c, call, "sendcounts", sendcounts, "displs", displs,
                                                 c->size));
         for (int i = 0; i < c->size; i++)
-            any |= sendcounts[i] > 0;
+            any |= vbt_coll_vec_at(sendcounts, i) > 0;
         if (unlikely(sendbuf == MPI_IN_PLACE))
             return vbt_api_coll_bad_in_place(c, call, "sendbuf",
                                              "which is allowed for recvbuf (at the root) only");
@@ -161,7 +165,17 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+    return scatterv_any("MPI_Scatterv", sendbuf, vbt_coll_vec_int(sendcounts),
+                        vbt_coll_vec_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, NULL);
+}
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return scatterv_any("MPI_Scatterv_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                        vbt_coll_vec_aint(displs), sendtype, recvbuf, recvcount, recvtype, root,
                         comm, NULL);
 }
 
@@ -171,7 +185,19 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 {
     vbt_api_nb_t nb = {"MPI_Iscatterv", 0, MPI_INFO_NULL, request};
 
-    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+    return scatterv_any("MPI_Iscatterv", sendbuf, vbt_coll_vec_int(sendcounts),
+                        vbt_coll_vec_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, &nb);
+}
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Iscatterv_c", 0, MPI_INFO_NULL, request};
+
+    return scatterv_any("MPI_Iscatterv_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                        vbt_coll_vec_aint(displs), sendtype, recvbuf, recvcount, recvtype, root,
                         comm, &nb);
 }
 
@@ -181,6 +207,19 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
 {
     vbt_api_nb_t nb = {"MPI_Scatterv_init", 1, info, request};
 
-    return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+    return scatterv_any("MPI_Scatterv_init", sendbuf, vbt_coll_vec_int(sendcounts),
+                        vbt_coll_vec_int(displs), sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, &nb);
+}
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    vbt_api_nb_t nb = {"MPI_Scatterv_init_c", 1, info, request};
+
+    return scatterv_any("MPI_Scatterv_init_c", sendbuf, vbt_coll_vec_count(sendcounts),
+                        vbt_coll_vec_aint(displs), sendtype, recvbuf, recvcount, recvtype, root,
                         comm, &nb);
 }

@@ -9,28 +9,29 @@
 #include <string.h>
 
 VBT_PMPI_ALIAS(Type_create_darray)
+VBT_PMPI_ALIAS(Type_create_darray_c)
 
 /* The indices of a dimension of gsize elements that process coord of psize owns, into idx
  * (room for gsize); returns how many. */
-static int owned(int gsize, int distrib, int darg, int psize, int coord, int *idx)
+static MPI_Count owned(MPI_Count gsize, int distrib, int darg, int psize, int coord, MPI_Count *idx)
 {
-    int n = 0;
+    MPI_Count n = 0;
 
     if (distrib == MPI_DISTRIBUTE_NONE) {
-        for (int i = 0; i < gsize; i++)
+        for (MPI_Count i = 0; i < gsize; i++)
             idx[n++] = i;
     } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
         /* Default block: ceil(gsize / psize); an explicit one covers the dimension (checked). */
-        long blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + (long)psize - 1) / psize : darg;
-        long lo = blk * coord, hi = lo + blk < gsize ? lo + blk : gsize;
-        for (long i = lo; i < hi; i++)
-            idx[n++] = (int)i;
+        MPI_Count blk = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+        MPI_Count lo = blk * coord, hi = lo + blk < gsize ? lo + blk : gsize;
+        for (MPI_Count i = lo; i < hi; i++)
+            idx[n++] = i;
     } else {
         /* Cyclic(k): blocks of k go round the processes; default k = 1. */
-        long k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-        for (long start = k * coord; start < gsize; start += k * psize)
-            for (long i = start; i < start + k && i < gsize; i++)
-                idx[n++] = (int)i;
+        MPI_Count k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        for (MPI_Count start = k * coord; start < gsize; start += k * psize)
+            for (MPI_Count i = start; i < start + k && i < gsize; i++)
+                idx[n++] = i;
     }
     return n;
 }
@@ -42,7 +43,18 @@ static const char *distrib_name(int d)
                                         : "MPI_DISTRIBUTE_NONE";
 }
 
-static int check_darray(const char *call, int size, int rank, int ndims, const int gsizes[],
+/* array_of_gsizes as the call passed it: int (MPI_Type_create_darray) or MPI_Count (_c). */
+typedef struct {
+    const int *i;
+    const MPI_Count *c;
+} gsizes_t;
+
+static MPI_Count gsize_at(gsizes_t g, int k)
+{
+    return g.c != NULL ? g.c[k] : g.i[k];
+}
+
+static int check_darray(const char *call, int size, int rank, int ndims, gsizes_t gsizes,
                         const int distribs[], const int dargs[], const int psizes[], int order)
 {
     long nprocs = 1;
@@ -59,21 +71,24 @@ static int check_darray(const char *call, int size, int rank, int ndims, const i
     if (ndims <= 0)
         return vbt_error_raise(NULL, call, MPI_ERR_DIMS,
                                "argument ndims is %d; it must be 1 or more", ndims);
-    if (gsizes == NULL || distribs == NULL || dargs == NULL || psizes == NULL)
+    if ((gsizes.i == NULL && gsizes.c == NULL) || distribs == NULL || dargs == NULL ||
+        psizes == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument array_of_%s is NULL; pass an array of ndims entries",
-                               gsizes == NULL     ? "gsizes"
-                               : distribs == NULL ? "distribs"
-                               : dargs == NULL    ? "dargs"
-                                                  : "psizes");
+                               gsizes.i == NULL && gsizes.c == NULL ? "gsizes"
+                               : distribs == NULL                   ? "distribs"
+                               : dargs == NULL                      ? "dargs"
+                                                                    : "psizes");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument order is %d; use MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
     for (int i = 0; i < ndims; i++) {
-        int g = gsizes[i], d = distribs[i], a = dargs[i], p = psizes[i];
+        MPI_Count g = gsize_at(gsizes, i);
+        int d = distribs[i], a = dargs[i], p = psizes[i];
         if (g <= 0)
             return vbt_error_raise(NULL, call, MPI_ERR_ARG,
-                                   "array_of_gsizes[%d] is %d; sizes must be 1 or more", i, g);
+                                   "array_of_gsizes[%d] is %lld; sizes must be 1 or more", i,
+                                   (long long)g);
         if (p <= 0)
             return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                    "array_of_psizes[%d] is %d; process grid sizes must be 1 or "
@@ -94,12 +109,13 @@ static int check_darray(const char *call, int size, int rank, int ndims, const i
                                    "array_of_dargs[%d] is %d; a %s argument is 1 or more, or "
                                    "MPI_DISTRIBUTE_DFLT_DARG",
                                    i, a, distrib_name(d));
-        if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (long)a * p < g)
+        if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (MPI_Count)a * p < g)
             return vbt_error_raise(NULL, call, MPI_ERR_ARG,
-                                   "dimension %d: blocks of %d on %d processes cover %ld of the "
-                                   "%d elements; the block size must be at least %d (or "
+                                   "dimension %d: blocks of %d on %d processes cover %lld of the "
+                                   "%lld elements; the block size must be at least %lld (or "
                                    "MPI_DISTRIBUTE_DFLT_DARG)",
-                                   i, a, p, (long)a * p, g, (g + p - 1) / p);
+                                   i, a, p, (long long)a * p, (long long)g,
+                                   (long long)((g + p - 1) / p));
         nprocs *= p;
         if (nprocs > size)
             break;
@@ -112,57 +128,82 @@ static int check_darray(const char *call, int size, int rank, int ndims, const i
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+/* One implementation on MPI_Count; large: the _c form, whose gsizes are recorded as large
+ * counts (MPI-4.1 Sec. 5.1.13: size, rank, ndims, distribs, dargs, psizes, order as integers). */
+static int darray(const char *call, int large, int size, int rank, int ndims, gsizes_t gsizes,
+                  const int array_of_distribs[], const int array_of_dargs[],
+                  const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                  MPI_Datatype *newtype)
 {
-    const char *call = "MPI_Type_create_darray";
     vbt_dtype_t *old, *t = NULL;
-    int *ints, *nidx, **idx, *space, rc, r;
-    long total = 0;
+    MPI_Count *nidx, **idx, *space, *g, total = 0;
+    int *ints, rc, r, ni = 0;
     vbt_status_t st;
 
     VBT_API_ENTER(call);
-    VBT_API_CHECK(check_darray(call, size, rank, ndims, array_of_gsizes, array_of_distribs,
-                               array_of_dargs, array_of_psizes, order));
+    VBT_API_CHECK(check_darray(call, size, rank, ndims, gsizes, array_of_distribs, array_of_dargs,
+                               array_of_psizes, order));
     VBT_API_CHECK(vbt_api_type_arg(call, "oldtype", oldtype, &old));
     if (newtype == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument newtype is NULL; pass the address of an MPI_Datatype");
     for (int i = 0; i < ndims; i++)
-        total += array_of_gsizes[i];
+        total += gsize_at(gsizes, i);
     ints = malloc((4 * (size_t)ndims + 4) * sizeof(*ints));
+    g = malloc((size_t)ndims * sizeof(*g));
     nidx = malloc((size_t)ndims * sizeof(*nidx));
     idx = malloc((size_t)ndims * sizeof(*idx));
     space = malloc((size_t)total * sizeof(*space));
-    if (ints == NULL || nidx == NULL || idx == NULL || space == NULL) {
-        free(ints), free(nidx), free(idx), free(space);
+    if (ints == NULL || g == NULL || nidx == NULL || idx == NULL || space == NULL) {
+        free(ints), free(g), free(nidx), free(idx), free(space);
         return vbt_error_raise(NULL, call, MPI_ERR_NO_MEM,
                                "no memory for the index lists of %d dimensions", ndims);
     }
+    for (int i = 0; i < ndims; i++)
+        g[i] = gsize_at(gsizes, i);
     /* This process's coordinates: row-major, the last dimension fastest. */
     r = rank;
-    for (int i = ndims - 1, *p = space + total; i >= 0; i--) {
+    for (int i = ndims - 1; i >= 0; i--) {
         int coord = r % array_of_psizes[i];
         r /= array_of_psizes[i];
-        p -= array_of_gsizes[i];
-        idx[i] = p;
-        nidx[i] = owned(array_of_gsizes[i], array_of_distribs[i], array_of_dargs[i],
-                        array_of_psizes[i], coord, p);
+        total -= g[i];
+        idx[i] = space + total;
+        nidx[i] =
+            owned(g[i], array_of_distribs[i], array_of_dargs[i], array_of_psizes[i], coord, idx[i]);
     }
-    ints[0] = size;
-    ints[1] = rank;
-    ints[2] = ndims;
-    memcpy(ints + 3, array_of_gsizes, (size_t)ndims * sizeof(*ints));
-    memcpy(ints + 3 + ndims, array_of_distribs, (size_t)ndims * sizeof(*ints));
-    memcpy(ints + 3 + 2 * ndims, array_of_dargs, (size_t)ndims * sizeof(*ints));
-    memcpy(ints + 3 + 3 * ndims, array_of_psizes, (size_t)ndims * sizeof(*ints));
-    ints[3 + 4 * ndims] = order;
-    st = vbt_dtype_create_grid(ndims, array_of_gsizes, nidx, (const int *const *)idx, order, old,
-                               &t);
-    rc = vbt_api_type_created(call, st, t, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1,
-                              &old, newtype);
-    free(ints), free(nidx), free(idx), free(space);
+    ints[ni++] = size;
+    ints[ni++] = rank;
+    ints[ni++] = ndims;
+    if (!large)
+        for (int i = 0; i < ndims; i++)
+            ints[ni++] = (int)g[i];
+    memcpy(ints + ni, array_of_distribs, (size_t)ndims * sizeof(*ints));
+    memcpy(ints + ni + ndims, array_of_dargs, (size_t)ndims * sizeof(*ints));
+    memcpy(ints + ni + 2 * ndims, array_of_psizes, (size_t)ndims * sizeof(*ints));
+    ni += 3 * ndims;
+    ints[ni++] = order;
+    st = vbt_dtype_create_grid(ndims, g, nidx, (const MPI_Count *const *)idx, order, old, &t);
+    rc = vbt_api_type_created_c(call, st, t, MPI_COMBINER_DARRAY, ni, ints, 0, NULL,
+                                large ? ndims : 0, g, 1, &old, newtype);
+    free(ints), free(g), free(nidx), free(idx), free(space);
     return rc;
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    return darray("MPI_Type_create_darray", 0, size, rank, ndims, (gsizes_t){array_of_gsizes, NULL},
+                  array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                              const int array_of_distribs[], const int array_of_dargs[],
+                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    return darray("MPI_Type_create_darray_c", 1, size, rank, ndims,
+                  (gsizes_t){NULL, array_of_gsizes}, array_of_distribs, array_of_dargs,
+                  array_of_psizes, order, oldtype, newtype);
 }

@@ -17,7 +17,9 @@ VBT_PMPI_ALIAS(Type_size_c)
 VBT_PMPI_ALIAS(Type_get_name)
 VBT_PMPI_ALIAS(Type_set_name)
 VBT_PMPI_ALIAS(Type_get_envelope)
+VBT_PMPI_ALIAS(Type_get_envelope_c)
 VBT_PMPI_ALIAS(Type_get_contents)
+VBT_PMPI_ALIAS(Type_get_contents_c)
 VBT_PMPI_ALIAS(Get_address)
 VBT_PMPI_ALIAS(Aint_add)
 VBT_PMPI_ALIAS(Aint_diff)
@@ -172,16 +174,29 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
+/* A type from a large-count constructor keeps MPI_Count arguments, which the int forms have no
+ * array for: MPI-4.1 Sec. 5.1.13 has them raise MPI_ERR_TYPE, pointing to the _c form. */
+static int need_c(const char *call, const vbt_dtype_t *t)
+{
+    return vbt_error_raise(NULL, call, MPI_ERR_TYPE,
+                           "argument datatype was built by a large-count constructor (%d "
+                           "MPI_Count arguments), which %s cannot return; call %s_c",
+                           t->ncounts, call, call);
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
+    const char *call = "MPI_Type_get_envelope";
     vbt_dtype_t *t;
 
-    QUERY("MPI_Type_get_envelope", datatype, t);
-    OUT_PTR("MPI_Type_get_envelope", num_integers, "num_integers");
-    OUT_PTR("MPI_Type_get_envelope", num_addresses, "num_addresses");
-    OUT_PTR("MPI_Type_get_envelope", num_datatypes, "num_datatypes");
-    OUT_PTR("MPI_Type_get_envelope", combiner, "combiner");
+    QUERY(call, datatype, t);
+    OUT_PTR(call, num_integers, "num_integers");
+    OUT_PTR(call, num_addresses, "num_addresses");
+    OUT_PTR(call, num_datatypes, "num_datatypes");
+    OUT_PTR(call, combiner, "combiner");
+    if (t->ncounts > 0)
+        return need_c(call, t);
     *num_integers = t->nints;
     *num_addresses = t->naints;
     *num_datatypes = t->ntypes;
@@ -189,11 +204,33 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                           int max_datatypes, int array_of_integers[],
-                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers,
+                             MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                             MPI_Count *num_datatypes, int *combiner)
 {
-    const char *call = "MPI_Type_get_contents";
+    const char *call = "MPI_Type_get_envelope_c";
+    vbt_dtype_t *t;
+
+    QUERY(call, datatype, t);
+    OUT_PTR(call, num_integers, "num_integers");
+    OUT_PTR(call, num_addresses, "num_addresses");
+    OUT_PTR(call, num_large_counts, "num_large_counts");
+    OUT_PTR(call, num_datatypes, "num_datatypes");
+    OUT_PTR(call, combiner, "combiner");
+    *num_integers = t->nints;
+    *num_addresses = t->naints;
+    *num_large_counts = t->ncounts;
+    *num_datatypes = t->ntypes;
+    *combiner = t->predefined ? MPI_COMBINER_NAMED : t->combiner;
+    return MPI_SUCCESS;
+}
+
+static int get_contents(const char *call, MPI_Datatype datatype, MPI_Count max_integers,
+                        MPI_Count max_addresses, MPI_Count max_large_counts,
+                        MPI_Count max_datatypes, int array_of_integers[],
+                        MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                        MPI_Datatype array_of_datatypes[])
+{
     vbt_dtype_t *t;
 
     QUERY(call, datatype, t);
@@ -202,12 +239,17 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                                "argument datatype is the predefined %s, which has no contents "
                                "(MPI_Type_get_envelope says MPI_COMBINER_NAMED)",
                                t->name);
-    if (max_integers < t->nints || max_addresses < t->naints || max_datatypes < t->ntypes)
+    if (array_of_large_counts == NULL && t->ncounts > 0)
+        return need_c(call, t);
+    if (max_integers < t->nints || max_addresses < t->naints || max_datatypes < t->ntypes ||
+        max_large_counts < t->ncounts)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
-                               "the arrays hold %d integers, %d addresses and %d datatypes, but "
-                               "the type needs %d, %d and %d (see MPI_Type_get_envelope)",
-                               max_integers, max_addresses, max_datatypes, t->nints, t->naints,
-                               t->ntypes);
+                               "the arrays hold %lld integers, %lld addresses, %lld large counts "
+                               "and %lld datatypes, but the type needs %d, %d, %d and %d (see "
+                               "MPI_Type_get_envelope_c)",
+                               (long long)max_integers, (long long)max_addresses,
+                               (long long)max_large_counts, (long long)max_datatypes, t->nints,
+                               t->naints, t->ncounts, t->ntypes);
     if ((t->nints > 0 && array_of_integers == NULL) ||
         (t->naints > 0 && array_of_addresses == NULL) ||
         (t->ntypes > 0 && array_of_datatypes == NULL))
@@ -216,12 +258,37 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
         memcpy(array_of_integers, t->ints, (size_t)t->nints * sizeof(*t->ints));
     if (t->naints > 0)
         memcpy(array_of_addresses, t->aints, (size_t)t->naints * sizeof(*t->aints));
+    if (t->ncounts > 0)
+        memcpy(array_of_large_counts, t->counts, (size_t)t->ncounts * sizeof(*t->counts));
     /* Derived types come back as handles the caller must free (MPI-3.1 4.1.13). */
     for (int i = 0; i < t->ntypes; i++) {
         vbt_dtype_handle_add(t->types[i]);
         array_of_datatypes[i] = vbt_dtype_handle(t->types[i]);
     }
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    return get_contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0,
+                        max_datatypes, array_of_integers, array_of_addresses, NULL,
+                        array_of_datatypes);
+}
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int array_of_integers[], MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
+{
+    /* A type without large counts may pass NULL for array_of_large_counts. */
+    static MPI_Count none[1];
+
+    return get_contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses,
+                        max_large_counts, max_datatypes, array_of_integers, array_of_addresses,
+                        array_of_large_counts != NULL ? array_of_large_counts : none,
+                        array_of_datatypes);
 }
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)

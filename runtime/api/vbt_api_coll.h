@@ -25,9 +25,11 @@ int vbt_api_coll_bad_in_place(vbt_comm_t *c, const char *call, const char *arg, 
     __attribute__((noinline, cold));
 /* sendbuf and recvbuf are the same address (MPI forbids aliasing; MPI_IN_PLACE is the way). */
 int vbt_api_coll_aliased(vbt_comm_t *c, const char *call) __attribute__((noinline, cold));
-/* An array of n counts (and displacements when displs_name is set): present, counts >= 0. */
+/* An array of n counts (and displacements when displs_name is set), int or 64-bit as the call
+ * has them: present, counts >= 0. */
 int vbt_api_coll_check_counts(vbt_comm_t *c, const char *call, const char *counts_name,
-                              const int *counts, const char *displs_name, const int *displs, int n);
+                              vbt_coll_vec_t counts, const char *displs_name, vbt_coll_vec_t displs,
+                              int n);
 /* Both sides of a collective in which every rank sends and receives blocks of one size
  * (Allgather, Alltoall): recvbuf is a buffer, sendbuf MPI_IN_PLACE or a buffer that is not
  * recvbuf. */

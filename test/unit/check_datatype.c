@@ -316,7 +316,7 @@ END_TEST
 
 START_TEST(test_indexed)
 {
-    static const int bl[] = {2, 0, 1, 3};
+    static const MPI_Count bl[] = {2, 0, 1, 3};
     static const MPI_Aint disp[] = {40, 8, 0, 12};
     vbt_dtype_t *t, *b;
     typemap_t m = {.n = 0};
@@ -360,7 +360,7 @@ START_TEST(test_struct)
         double b;
         char c[3];
     };
-    const int bl[] = {1, 1, 3};
+    const MPI_Count bl[] = {1, 1, 3};
     const MPI_Aint disp[] = {offsetof(struct s1, a), offsetof(struct s1, b),
                              offsetof(struct s1, c)};
     vbt_dtype_t *const types[] = {T(MPI_INT), T(MPI_DOUBLE), T(MPI_CHAR)};
@@ -411,7 +411,7 @@ START_TEST(test_resized)
     ck_assert(d->contig);
     vbt_dtype_handle_free(d);
     {
-        const int bl[] = {1, 1};
+        const MPI_Count bl[] = {1, 1};
         const MPI_Aint disp[] = {0, 100};
         vbt_dtype_t *const types[] = {r, T(MPI_CHAR)};
         ck_assert_int_eq(vbt_dtype_create_struct(2, bl, disp, types, &d), VBT_OK);
@@ -427,7 +427,7 @@ END_TEST
 
 START_TEST(test_subarray)
 {
-    const int sizes[] = {4, 5}, subsizes[] = {2, 3}, starts[] = {1, 1};
+    const MPI_Count sizes[] = {4, 5}, subsizes[] = {2, 3}, starts[] = {1, 1};
     vbt_dtype_t *t;
     typemap_t m = {.n = 0};
 
@@ -461,7 +461,7 @@ START_TEST(test_subarray)
     vbt_dtype_handle_free(t);
     /* Three dimensions, C order, of doubles. */
     {
-        const int s3[] = {3, 4, 5}, sub3[] = {2, 2, 3}, st3[] = {1, 2, 0};
+        const MPI_Count s3[] = {3, 4, 5}, sub3[] = {2, 2, 3}, st3[] = {1, 2, 0};
         m.n = 0;
         ck_assert_int_eq(
             vbt_dtype_create_subarray(3, s3, sub3, st3, MPI_ORDER_C, T(MPI_DOUBLE), &t), VBT_OK);
@@ -480,7 +480,7 @@ END_TEST
 START_TEST(test_nested)
 {
     /* A vector of structs {int; short} (resized to 8), 2 of every 3, of which 4 blocks. */
-    const int bl[] = {1, 1};
+    const MPI_Count bl[] = {1, 1};
     const MPI_Aint disp[] = {0, 4};
     vbt_dtype_t *const types[] = {T(MPI_INT), T(MPI_SHORT)};
     vbt_dtype_t *s, *v, *d;
@@ -545,9 +545,9 @@ START_TEST(test_handles)
     ck_assert_ptr_null(vbt_dtype_get((MPI_Datatype)((char *)t + 8)));
     /* Built from t: holds it through its contents after t's handle is gone. */
     ck_assert_int_eq(vbt_dtype_create_contiguous(2, t, &u), VBT_OK);
-    ck_assert_int_eq(
-        vbt_dtype_set_contents(u, MPI_COMBINER_CONTIGUOUS, 1, (const int[]){2}, 0, NULL, 1, &t),
-        VBT_OK);
+    ck_assert_int_eq(vbt_dtype_set_contents(u, MPI_COMBINER_CONTIGUOUS, 1, (const int[]){2}, 0,
+                                            NULL, 0, NULL, 1, &t),
+                     VBT_OK);
     ck_assert_int_eq(t->refs, 2);
     vbt_dtype_handle_free(t);
     ck_assert_ptr_null(vbt_dtype_get(h));
