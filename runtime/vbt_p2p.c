@@ -188,16 +188,32 @@ void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg)
         vbt_p2p_hook_add(fn, arg);
 }
 
-void vbt_p2p_idle(vbt_backoff_t *backoff)
+/* vbt_p2p_idle with MPI_THREAD_MULTIPLE: the waiting thread gives the lock up, naps, and looks
+ * for dead peers only if it can take the lock back at once. */
+static void idle_threaded(vbt_backoff_t *backoff)
 {
-    /* Sends waiting for credits or put slots get them from completions that may raise no
-     * event (unsignalled sends): poll for those rather than sleep. */
-    vbt_status_t status;
-    /* A waiting thread holds no lock while it spins, yields or sleeps: the others go on. */
     int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
-    status = vbt_backoff_idle(backoff, vbt_p2p.npending == 0 && vbt_p2p.nputs == 0);
+    if (vbt_backoff_nap(backoff) && vbt_rlock_try(&vbt_rt.cs)) {
+        vbt_status_t status = vbt_tl_check_peers();
+        if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
+            vbt_p2p.failed = status;
+        vbt_rlock_release(&vbt_rt.cs);
+    }
     vbt_rlock_resume(&vbt_rt.cs, depth);
+}
+
+void vbt_p2p_idle(vbt_backoff_t *backoff)
+{
+    vbt_status_t status;
+
+    if (unlikely(vbt_rt.cs.on)) {
+        idle_threaded(backoff);
+        return;
+    }
+    /* Sends waiting for credits or put slots get them from completions that may raise no
+     * event (unsignalled sends): poll for those rather than sleep. */
+    status = vbt_backoff_idle(backoff, vbt_p2p.npending == 0 && vbt_p2p.nputs == 0);
     if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
         vbt_p2p.failed = status; /* the next progress call returns it */
 }
