@@ -21,8 +21,10 @@
 #include "vbt_info.h"
 #include "vbt_log.h"
 #include "vbt_request.h"
+#include "vbt_runtime.h"
 #include "vbt_topo.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ static struct {
     vbt_comm_t *placeholder[VBT_COMM_MAX];
     vbt_comm_t *zombies; /* freed by the application, still used by requests */
     int agreeing;        /* blocking slot agreements in progress (nested in their waits) */
+    int mask_busy;       /* MPI_THREAD_MULTIPLE: an agreement offers free_slots (mask_take) */
+    uint64_t waiting[BITMAP_WORDS]; /* the parents' slots of the agreements that want it */
     vbt_group_t *self_group;
 } comms;
 
@@ -267,20 +271,61 @@ void vbt_comm_free(vbt_comm_t *comm)
     reap_zombies();
 }
 
+/* With MPI_THREAD_MULTIPLE, may this agreement offer the real bitmap? Two threads creating
+ * communicators on different parents at once must not offer the same snapshot (both would take
+ * the same slot), so one agreement at a time holds the mask, as in MPICH: the one whose parent
+ * has the lowest slot among those waiting, so that every member eventually gives it to the same
+ * agreement. The others offer nothing and try again. */
+static int mask_take(uint32_t pslot)
+{
+    comms.waiting[pslot / 64] |= UINT64_C(1) << (pslot % 64);
+    if (comms.mask_busy)
+        return 0;
+    for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+        if (comms.waiting[w] != 0) {
+            if (w * 64 + (uint32_t)__builtin_ctzll(comms.waiting[w]) != pslot)
+                return 0;
+            break;
+        }
+    }
+    comms.mask_busy = 1;
+    return 1;
+}
+
 /* Agree with the members of a on a slot free at all of them. Every member calls it. */
 static vbt_status_t agree_slot(const vbt_agree_t *a, uint32_t *slot_p)
 {
-    uint64_t bits[BITMAP_WORDS];
+    /* The last word: 1 at every member that offered its real bitmap. */
+    uint64_t bits[BITMAP_WORDS + 1];
+    uint32_t pslot = a->parent->context_id / 2;
     vbt_status_t status;
+    int mine;
 
-    reap_zombies();
-    memcpy(bits, comms.free_slots, sizeof(bits));
-    /* While we wait, a nonblocking agreement must not reserve a slot of our snapshot. */
-    comms.agreeing++;
-    status = vbt_agree_and(a, bits, BITMAP_WORDS);
-    comms.agreeing--;
+    for (;;) {
+        reap_zombies();
+        mine = !vbt_rt.cs.on || mask_take(pslot);
+        if (mine)
+            memcpy(bits, comms.free_slots, sizeof(comms.free_slots));
+        else
+            memset(bits, 0, sizeof(comms.free_slots));
+        bits[BITMAP_WORDS] = (uint64_t)mine;
+        /* While we wait, a nonblocking agreement must not reserve a slot of our snapshot. */
+        comms.agreeing++;
+        status = vbt_agree_and(a, bits, BITMAP_WORDS + 1);
+        comms.agreeing--;
+        if (mine && vbt_rt.cs.on)
+            comms.mask_busy = 0;
+        if (status != VBT_OK || bits[BITMAP_WORDS] != 0)
+            break;
+        /* Some member's mask was another agreement's: give that one the time to end. */
+        int depth = vbt_rlock_suspend(&vbt_rt.cs);
+        sched_yield();
+        vbt_rlock_resume(&vbt_rt.cs, depth);
+    }
+    comms.waiting[pslot / 64] &= ~(UINT64_C(1) << (pslot % 64));
     if (status != VBT_OK)
         return status;
+    /* The caller takes the slot before it leaves the critical section. */
     for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
         if (bits[w] != 0) {
             *slot_p = w * 64 + (uint32_t)__builtin_ctzll(bits[w]);

@@ -74,7 +74,7 @@ vbt_p2p_state_t vbt_p2p;
 
 void vbt_p2p_request_done(vbt_request_t *req)
 {
-    req->complete = 1;
+    vbt_flag_set(&req->complete);
     if (unlikely(req->flags & VBT_REQF_NOTIFY)) { /* never bsend or freed */
         req->next = vbt_p2p.notify;
         vbt_p2p.notify = req;
@@ -112,7 +112,7 @@ static int run_hooks(void)
     return n;
 }
 
-int vbt_p2p_progress(void)
+static int progress_step(void)
 {
     int n = vbt_tl_progress();
 
@@ -135,6 +135,19 @@ int vbt_p2p_progress(void)
     }
     if (unlikely(vbt_p2p.failed != VBT_OK))
         return vbt_p2p.failed;
+    return n;
+}
+
+int vbt_p2p_progress(void)
+{
+    int n;
+
+    /* With MPI_THREAD_MULTIPLE, a thread that finds another one inside the engine leaves the
+     * step to it (that thread progresses for everyone) instead of queueing behind it. */
+    if (unlikely(!vbt_rlock_try(&vbt_rt.cs)))
+        return 0;
+    n = progress_step();
+    vbt_rlock_release(&vbt_rt.cs);
     return n;
 }
 
@@ -175,12 +188,32 @@ void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg)
         vbt_p2p_hook_add(fn, arg);
 }
 
+/* vbt_p2p_idle with MPI_THREAD_MULTIPLE: the waiting thread gives the lock up, naps, and looks
+ * for dead peers only if it can take the lock back at once. */
+static void idle_threaded(vbt_backoff_t *backoff)
+{
+    int depth = vbt_rlock_suspend(&vbt_rt.cs);
+
+    if (vbt_backoff_nap(backoff) && vbt_rlock_try(&vbt_rt.cs)) {
+        vbt_status_t status = vbt_tl_check_peers();
+        if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
+            vbt_p2p.failed = status;
+        vbt_rlock_release(&vbt_rt.cs);
+    }
+    vbt_rlock_resume(&vbt_rt.cs, depth);
+}
+
 void vbt_p2p_idle(vbt_backoff_t *backoff)
 {
+    vbt_status_t status;
+
+    if (unlikely(vbt_rt.cs.on)) {
+        idle_threaded(backoff);
+        return;
+    }
     /* Sends waiting for credits or put slots get them from completions that may raise no
      * event (unsignalled sends): poll for those rather than sleep. */
-    vbt_status_t status = vbt_backoff_idle(backoff, vbt_p2p.npending == 0 && vbt_p2p.nputs == 0);
-
+    status = vbt_backoff_idle(backoff, vbt_p2p.npending == 0 && vbt_p2p.nputs == 0);
     if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
         vbt_p2p.failed = status; /* the next progress call returns it */
 }
@@ -203,20 +236,26 @@ void vbt_p2p_polled(int found)
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 {
     vbt_backoff_t backoff;
+    vbt_status_t status = VBT_OK;
+    /* The whole wait runs outside the critical section: its progress calls only try it. */
+    int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
     vbt_backoff_init(&backoff);
-    while (!*flag) {
+    while (!vbt_flag_get(flag)) {
         int n = vbt_p2p_progress();
-        if (unlikely(n < 0))
-            return (vbt_status_t)n;
-        if (*flag)
+        if (unlikely(n < 0)) {
+            status = (vbt_status_t)n;
+            break;
+        }
+        if (vbt_flag_get(flag))
             break;
         if (n == 0)
             vbt_p2p_idle(&backoff);
         else
             vbt_backoff_init(&backoff);
     }
-    return VBT_OK;
+    vbt_rlock_resume(&vbt_rt.cs, depth);
+    return status;
 }
 
 vbt_status_t vbt_p2p_init(void)

@@ -1,5 +1,6 @@
 /* Receiving: arrivals decoded and matched against posted receives or queued as unexpected
  * messages, fragments reassembled in place, receives, matched receives and probes. */
+#include "vbt_runtime.h"
 #include "vbt_p2p_int.h"
 
 #include <stdlib.h>
@@ -204,6 +205,7 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
                               struct vbt_dtype *dtype, size_t count, int src, int tag,
                               vbt_request_t **req_p)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
@@ -248,6 +250,7 @@ vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_
 vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
                                struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
 
     if (unlikely(req == NULL))
@@ -271,6 +274,7 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
 vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,
                             vbt_unexp_t **msg_p)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     int rc = vbt_p2p_progress();
 
     if (rc < 0)
@@ -284,6 +288,7 @@ vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, i
 
 void vbt_p2p_cancel(vbt_request_t *req)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_comm_t *comm = req->comm;
 
     if (req->kind != VBT_REQ_RECV || req->complete)

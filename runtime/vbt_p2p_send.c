@@ -1,6 +1,7 @@
 /* Sending: eager messages and fragments handed to the transport back to back, the per-peer
  * queues of sends that found no credit, and messages to oneself (straight into the matching
  * engine). The rendezvous starts here (RTS) and goes on in vbt_p2p_rndv.c. */
+#include "vbt_runtime.h"
 #include "vbt_p2p_int.h"
 
 #include <stdlib.h>
@@ -149,6 +150,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
                               struct vbt_dtype *dtype, size_t count, int dest, int tag,
                               unsigned flags, vbt_request_t **req_p)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
     vbt_tl_t *tl;
     vbt_status_t status;

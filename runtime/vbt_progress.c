@@ -110,3 +110,25 @@ vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
     sched_yield();
     return vbt_tl_check_peers();
 }
+
+/* A nap once the yielding is over (MPI_THREAD_MULTIPLE): short enough that a thread woken by
+ * nobody still answers quickly, long enough to give the core away. */
+#define VBT_NAP_NS (50 * 1000l)
+
+int vbt_backoff_nap(vbt_backoff_t *b)
+{
+    b->idle++;
+    if (mode == VBT_PROGRESS_SPIN || (mode == VBT_PROGRESS_HYBRID && b->idle < spin_polls)) {
+        vbt_cpu_relax();
+    } else if (mode == VBT_PROGRESS_HYBRID &&
+               (b->yield_start_ns == 0 || vbt_now_ns() - b->yield_start_ns < VBT_YIELD_NS)) {
+        if (b->yield_start_ns == 0)
+            b->yield_start_ns = vbt_now_ns();
+        sched_yield();
+    } else {
+        struct timespec ts = {0, VBT_NAP_NS};
+        nanosleep(&ts, NULL);
+        return 1; /* a nap is where dead peers are looked for, as a sleep is */
+    }
+    return b->idle % VBT_LIVENESS_POLLS == 0;
+}

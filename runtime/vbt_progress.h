@@ -53,5 +53,11 @@ void vbt_backoff_set_spin(unsigned polls);
  * wake-up (vbt_tl_block), so sleeping cannot miss one. A negative status: a transport failed
  * while we slept (logged). */
 vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block);
+/* vbt_backoff_idle for a thread of an MPI_THREAD_MULTIPLE process, which holds no lock: the
+ * same spinning and yielding, then naps of ~50 us instead of sleeping in the transports (their
+ * wake-ups are armed and disarmed under the lock, and a thread asleep holding it would stop the
+ * others). Touches no transport; returns 1 when a liveness check is due, which the caller makes
+ * if it can take the lock (vbt_tl_check_peers). */
+int vbt_backoff_nap(vbt_backoff_t *b);
 
 #endif

@@ -1,3 +1,4 @@
+#include "vbt_runtime.h"
 #include "vbt_request.h"
 #include "vbt_compiler.h"
 #include "vbt_datatype.h"
@@ -23,6 +24,7 @@ vbt_request_t *vbt_request_from_id(uint64_t id)
 
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
     uint32_t gen;
 
@@ -40,6 +42,7 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 
 void vbt_request_release(vbt_request_t *req)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     if (req->release_fn != NULL) /* a collective's schedule goes with it */
         req->release_fn(req);
     if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */

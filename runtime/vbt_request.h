@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "vbt_compiler.h"
+#include "vbt_lock.h"
 #include "vbt_objpool.h"
 #include "vbt_status.h"
 
@@ -155,7 +156,7 @@ static inline vbt_request_t *vbt_request_of(MPI_Request handle)
 int vbt_request_poll(vbt_request_t *req);
 static inline int vbt_request_done(vbt_request_t *req)
 {
-    if (likely(req->complete))
+    if (likely(vbt_flag_get(&req->complete)))
         return 1;
     return req->kind >= VBT_REQ_PSEND && vbt_request_poll(req);
 }

@@ -27,7 +27,7 @@ static int poll_persistent(vbt_request_t *req)
     take_status(req, part);
     vbt_request_release(part);
     req->x.child[0] = NULL;
-    req->complete = 1;
+    vbt_flag_set(&req->complete);
     return 1;
 }
 
@@ -48,7 +48,7 @@ static int poll_sendrecv(vbt_request_t *req)
     if (r != NULL)
         vbt_request_release(r);
     req->x.child[0] = req->x.child[1] = NULL;
-    req->complete = 1;
+    vbt_flag_set(&req->complete);
     return 1;
 }
 

@@ -14,13 +14,14 @@
 
 #include <mpi.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <unistd.h>
 
 vbt_runtime_t vbt_rt;
 
-/* We keep no thread-private state and take no locks, so serialised calls from any thread are
- * safe; concurrent calls (MPI_THREAD_MULTIPLE) are not. */
-#define VBT_THREAD_LEVEL_MAX MPI_THREAD_SERIALIZED
+/* Every level: below MPI_THREAD_MULTIPLE the library takes no lock (we keep no thread-private
+ * state, so serialised calls from any thread are safe); at MULTIPLE vbt_rt.cs is on. */
+#define VBT_THREAD_LEVEL_MAX MPI_THREAD_MULTIPLE
 
 static int count_online_cpus(void)
 {
@@ -33,6 +34,12 @@ int vbt_runtime_thread_level(int required)
     int level = required < VBT_THREAD_LEVEL_MAX ? required : VBT_THREAD_LEVEL_MAX;
 
     return level < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : level;
+}
+
+void vbt_runtime_threads(int level)
+{
+    if (level == MPI_THREAD_MULTIPLE)
+        vbt_rlock_enable(&vbt_rt.cs);
 }
 
 /* The one-time setup, for the first user. */
@@ -107,6 +114,7 @@ static vbt_status_t teardown(void)
         status = st;
     /* vbt_rt.proc stays: who we are in the job does not change if the library comes up
      * again. */
+    vbt_rlock_disable(&vbt_rt.cs); /* a next user chooses its thread level anew */
     return status;
 }
 
@@ -128,13 +136,38 @@ vbt_status_t vbt_runtime_release(void)
     return teardown();
 }
 
+/* VBT_THREAD_LEVEL as an MPI_THREAD_* level, or -1 (logged) when it names none. */
+static int default_thread_level(void)
+{
+    static const char *const names[] = {"single", "funneled", "serialized", "multiple"};
+    const char *v = vbt_cfg.thread_level;
+
+    if (strncasecmp(v, "MPI_THREAD_", 11) == 0)
+        v += 11;
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(v, names[i]) == 0)
+            return MPI_THREAD_SINGLE + i;
+    vbt_error("VBT_THREAD_LEVEL=%s: unknown level (known: single, funneled, serialized, "
+              "multiple)",
+              vbt_cfg.thread_level);
+    return -1;
+}
+
 vbt_status_t vbt_runtime_init(int required, int *provided_p)
 {
     vbt_status_t status = vbt_runtime_acquire();
 
     if (status != VBT_OK)
         return status;
+    if (required < 0) { /* MPI_Init: the knob's level */
+        required = default_thread_level();
+        if (required < 0) {
+            vbt_runtime_release();
+            return VBT_ERR_INVALID_PARAM;
+        }
+    }
     vbt_rt.thread_level = vbt_runtime_thread_level(required);
+    vbt_runtime_threads(vbt_rt.thread_level);
     vbt_rt.main_thread = pthread_self();
     vbt_rt.state = VBT_RT_INITIALIZED;
     vbt_comm_world_model(1);

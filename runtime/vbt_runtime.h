@@ -10,6 +10,7 @@
 
 #include "vbt_abi.h"
 #include "vbt_bsend.h"
+#include "vbt_lock.h"
 #include "vbt_pmix.h"
 #include "vbt_status.h"
 
@@ -33,6 +34,9 @@ typedef struct {
     vbt_fortran_abi_t fortran; /* MPI_Abi_set_fortran_info/booleans: kept across Init/Finalize */
     vbt_bsend_buf_t bsend;     /* the process's buffer (MPI_Buffer_attach) */
     struct vbt_mpit *mpit;     /* the tools interface (MPI_T_init_thread .. MPI_T_finalize) */
+    /* The library's critical section: on only once MPI_THREAD_MULTIPLE is granted (World
+     * model or a session), off again when the library is torn down. */
+    vbt_rlock_t cs;
 } vbt_runtime_t;
 
 extern vbt_runtime_t vbt_rt;
@@ -50,5 +54,7 @@ vbt_status_t vbt_runtime_finalize(void);
 
 /* The thread level a session or MPI_Init_thread asking for required gets. */
 int vbt_runtime_thread_level(int required);
+/* A user got level: MPI_THREAD_MULTIPLE turns the library's locks on. */
+void vbt_runtime_threads(int level);
 
 #endif

@@ -22,6 +22,7 @@ vbt_status_t vbt_session_create(int thread_level, MPI_Errhandler errhandler,
     }
     s->magic = VBT_SESSION_MAGIC;
     s->thread_level = thread_level;
+    vbt_runtime_threads(thread_level);
     s->errhandler = errhandler;
     vbt_errhandler_retain(errhandler);
     s->next = vbt_rt.sessions;

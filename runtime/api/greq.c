@@ -84,7 +84,7 @@ int PMPI_Grequest_complete(MPI_Request request)
         return vbt_error_raise(NULL, "MPI_Grequest_complete", MPI_ERR_REQUEST,
                                "the generalized request is complete already: call "
                                "MPI_Grequest_complete once per request");
-    req->complete = 1;
+    vbt_flag_set(&req->complete);
     if (!(req->flags & VBT_REQF_FREED))
         return MPI_SUCCESS;
     /* MPI_Request_free came first: the request goes now. */

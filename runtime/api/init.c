@@ -30,7 +30,7 @@ static int init_common(const char *call, int *argc, char ***argv, int required, 
                                      "World model is once per process; MPI_Session_init may "
                                      "still be called)"
                                    : "MPI is already initialised; call MPI_Init only once");
-    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    if (provided != NULL && (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE))
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument required is %d; pass one of MPI_THREAD_SINGLE, "
                                "MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE",
@@ -51,7 +51,7 @@ static int init_common(const char *call, int *argc, char ***argv, int required, 
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    return init_common("MPI_Init", argc, argv, MPI_THREAD_SINGLE, NULL);
+    return init_common("MPI_Init", argc, argv, -1, NULL); /* -1: VBT_THREAD_LEVEL's level */
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)

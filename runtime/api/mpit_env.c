@@ -12,6 +12,8 @@ int PMPI_T_init_thread(int required, int *provided)
     int rc;
 
     VBT_MPIT_NONNULL("MPI_T_init_thread", provided);
+    vbt_runtime_threads(vbt_runtime_thread_level(required)); /* MULTIPLE: locks on */
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     rc = vbt_mpit_init();
     if (rc == MPI_SUCCESS)
         *provided = vbt_runtime_thread_level(required);

@@ -13,11 +13,12 @@
 /* MPI_X is a weak alias of PMPI_X, so a profiling library can define MPI_X and call PMPI_X. */
 #define VBT_PMPI_ALIAS(_name) _Pragma(VBT_STRINGIFY(weak MPI_##_name = PMPI_##_name))
 
+/* Then the rest of the caller's block runs in the library's critical section (a flag test
+ * below MPI_THREAD_MULTIPLE): waits inside give it up while they wait (vbt_p2p_idle). */
 #define VBT_API_ENTER(_call)                                                                       \
-    do {                                                                                           \
-        if (unlikely(vbt_rt.users == 0)) /* neither MPI_Init nor a session */                      \
-            return vbt_error_not_initialized(_call);                                               \
-    } while (0)
+    if (unlikely(vbt_rt.users == 0)) /* neither MPI_Init nor a session */                          \
+        return vbt_error_not_initialized(_call);                                                   \
+    VBT_RLOCK_SCOPE(&vbt_rt.cs)
 
 /* Return from the entry point with the error of a check that failed (checks return MPI_SUCCESS
  * or the error class they raised). */

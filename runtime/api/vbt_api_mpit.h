@@ -10,8 +10,9 @@
 #define VBT_MPIT_ENTER(_call)                                                                      \
     vbt_mpit_t *t = vbt_rt.mpit;                                                                   \
     if (unlikely(t == NULL))                                                                       \
-    return vbt_mpit_error(_call, MPI_T_ERR_NOT_INITIALIZED,                                        \
-                          "call MPI_T_init_thread first (it may come before MPI_Init)")
+        return vbt_mpit_error(_call, MPI_T_ERR_NOT_INITIALIZED,                                    \
+                              "call MPI_T_init_thread first (it may come before MPI_Init)");       \
+    VBT_RLOCK_SCOPE(&vbt_rt.cs) /* the library's critical section (vbt_lock.h) */
 
 /* Return MPI_T_ERR_INVALID when a required pointer argument is NULL. */
 #define VBT_MPIT_NONNULL(_call, _arg)                                                              \

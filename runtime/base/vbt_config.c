@@ -21,6 +21,7 @@ vbt_config_t vbt_cfg = {
     .ib_write_max = (size_t)1 << 20,
     .transports = "self,shm,ib",
     .progress = "auto",
+    .thread_level = "single",
     .shm_rndv_threshold = 16384,
     .shm_cma = 1,
     .win_allocate_shm = 1,
@@ -94,6 +95,12 @@ static const vbt_knob_t knobs[] = {
      "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, or "
      "block when the node has more ranks than cores. There, every mode but spin also makes "
      "a program's polling loop (MPI_Iprobe, MPI_Test...) yield the core after 4 empty polls"},
+    {"VBT_THREAD_LEVEL",
+     "single",
+     VBT_KNOB_STRING,
+     {.str = &vbt_cfg.thread_level},
+     "the thread level MPI_Init asks for (MPI_Init_thread and sessions ask for their own): "
+     "single, funneled, serialized or multiple. Below multiple the library takes no lock"},
     {"VBT_UNEXP_MAX",
      "0",
      VBT_KNOB_SIZE,

@@ -44,6 +44,7 @@ typedef struct {
     size_t ib_write_max;       /* VBT_IB_WRITE_MAX: bytes per RDMA WRITE of a rendezvous */
     const char *transports;    /* VBT_TRANSPORTS: comma list of self, shm, ib */
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
+    const char *thread_level;  /* VBT_THREAD_LEVEL: MPI_Init's level, single .. multiple */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
     size_t unexp_max;          /* VBT_UNEXP_MAX: bytes unexpected messages may take; 0: no bound */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */

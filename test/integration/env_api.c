@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     CHECK(strstr(lib, "Verbatim") != NULL);
 
     CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS);
-    CHECK(provided == MPI_THREAD_SERIALIZED);
+    CHECK(provided == MPI_THREAD_MULTIPLE);
     CHECK(MPI_Query_thread(&flag) == MPI_SUCCESS && flag == provided);
     CHECK(MPI_Is_thread_main(&flag) == MPI_SUCCESS && flag);
     CHECK(MPI_Initialized(&flag) == MPI_SUCCESS && flag == 1);
