@@ -8,11 +8,11 @@
 #
 # The tests are the files test/integration/verbs_*.sh but this one. A NAME is one of them with
 # or without "verbs_", ".sh" and a directory (rndv, verbs_rndv, test/integration/verbs_rndv.sh);
-# NAMEs may also be separated by commas. A NAME that is no test fails before anything runs,
-# with the list of the known ones. With one test its whole output is shown, with several the
-# last lines of those that skipped or failed. The tests run with verbs_runner=1 in their
-# environment: a verbs test started without it (on its own, by make check TESTS=...) goes
-# through verbs.sh instead.
+# NAMEs may also be separated by commas; @long stands for every test marked long (below). A NAME
+# that is no test fails before anything runs, with the list of the known ones. With one test its
+# whole output is shown, with several the last lines of those that skipped or failed. The tests
+# run with verbs_runner=1 in their environment: a verbs test started without it (on its own, by
+# make check TESTS=...) goes through verbs.sh instead.
 set -u
 here="$abs_top_srcdir/test/integration"
 
@@ -25,11 +25,42 @@ known() {
 }
 
 # The tests of the whole list: all but those marked "# verbs_all: long" (too long or too big
-# for the CI's boot; each still runs by name: make check TESTS=test/integration/verbs_X.sh).
+# for the CI's boot; each still runs by name: make check TESTS=test/integration/verbs_X.sh,
+# and make check-long runs them all), longest first by verbs_times.txt (a test not in it
+# first of all: a new test's time is unknown). One queue in one boot takes the same time in
+# any order; longest first makes the times file's sum the boot's length, shows a slow new
+# test at once, and lets a list split over boots (or VMs) be cut into even halves.
 listed() {
     for _n in $(known); do
         grep -q '^# verbs_all: long' "$here/$_n.sh" || echo "$_n"
-    done
+    done | by_time
+}
+
+# The long-marked tests (the NAME @long), longest first.
+long() {
+    for _n in $(known); do
+        grep -q '^# verbs_all: long' "$here/$_n.sh" && echo "$_n"
+    done | by_time
+}
+
+# by_time: the names on stdin, longest first by verbs_times.txt ("NAME SECONDS" lines, # for
+# comments); names it does not list first, in the order given.
+by_time() {
+    awk -v times="$here/verbs_times.txt" '
+        BEGIN {
+            while ((getline _l < times) > 0)
+                if (_l !~ /^#/ && split(_l, _f, " ") >= 2) secs[_f[1]] = _f[2] + 0
+        }
+        { n++; name[n] = $1; t[n] = ($1 in secs) ? secs[$1] : -1 }
+        END {
+            # Insertion sort, stable: the lists are a few dozen names.
+            for (i = 2; i <= n; i++)
+                for (j = i; j > 1 && (t[j - 1] >= 0 && (t[j] < 0 || t[j] > t[j - 1])); j--) {
+                    x = t[j]; t[j] = t[j - 1]; t[j - 1] = x
+                    x = name[j]; name[j] = name[j - 1]; name[j - 1] = x
+                }
+            for (i = 1; i <= n; i++) print name[i]
+        }'
 }
 
 # resolve NAME...: sets tests to the canonical names, in the order given, each once; returns 1
@@ -40,6 +71,12 @@ resolve() {
     set -- $(printf '%s\n' "$*" | tr ',' ' ')
     set +f
     for _arg in "$@"; do
+        if [ "$_arg" = @long ]; then
+            for _n in $(long); do
+                case " $tests " in *" $_n "*) ;; *) tests="${tests:+$tests }$_n" ;; esac
+            done
+            continue
+        fi
         _n=$(basename "$_arg" .sh)
         _n=verbs_${_n#verbs_}
         if [ "$_n" = verbs_all ] || [ ! -f "$here/$_n.sh" ]; then
