@@ -59,7 +59,8 @@ build_prog() {
 
 # osu_src NAME: the sources of vbt_osu_NAME (examples/osu, or bench/ for allreduce; coll-NAME:
 # examples/osu's collective NAME, with the driver they share; nbc-NAME: the nonblocking NAME with
-# osu_nbc.c and osu_coll.c; the one-sided ones with osu_rma.c).
+# osu_nbc.c and osu_coll.c; the one-sided ones with osu_rma.c; the multi-threaded NAME_mt with
+# osu_mt.c).
 osu_src() {
     if [ "$1" = allreduce ]; then
         echo "$here/osu_allreduce.c" "$top/examples/osu/osu_common.c"
@@ -72,6 +73,8 @@ osu_src() {
         esac
     else
         case $1 in
+        *_mt) # multi-threaded: osu_mt.c
+            echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_mt.c" "$top/examples/osu/osu_common.c" ;;
         *_latency | *_bw | *_bibw) # one-sided: the driver they share
             echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_rma.c" "$top/examples/osu/osu_common.c" ;;
         *) echo "$top/examples/osu/osu_$1.c" "$top/examples/osu/osu_common.c" ;;

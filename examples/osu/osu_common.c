@@ -692,7 +692,8 @@ void osu_print_header(const osu_opts_t *o)
     if (is_rma(o->kind))
         printf("\n%s", o->header_extra ? o->header_extra : "");
     else
-        printf(", validation: %s\n", o->validate ? "on" : "off");
+        printf(", validation: %s\n%s", o->validate ? "on" : "off",
+               o->header_extra ? o->header_extra : "");
     if (is_coll(o->kind) && o->full)
         printf("%-10s%18s%18s%18s%12s\n", "# Size", "Avg Latency(us)", "Min Latency(us)",
                "Max Latency(us)", "Iterations");

@@ -62,7 +62,7 @@ typedef struct {
     int rank, nranks;
     char library[256];        /* first line of MPI_Get_library_version */
     char label[128];          /* the same, shortened and without commas: the CSV's library column */
-    const char *header_extra; /* "# " lines printed after the parameters (one-sided), or NULL */
+    const char *header_extra; /* "# " lines after the parameters (one-sided, threads) or NULL */
     const struct osu_extra_opts *extra; /* the benchmark's own options, or NULL */
 } osu_opts_t;
 

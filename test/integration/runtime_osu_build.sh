@@ -1,6 +1,6 @@
 #!/bin/sh
 # The OSU-style benchmark sources (examples/osu, point-to-point, collective, one-sided and
-# nonblocking collective) are
+# nonblocking collective, multi-threaded) are
 # plain MPI:
 # they build standalone with the build tree's mpicc (-std=c99 -pedantic -Wall -Wextra -Werror)
 # and start as a world of one rank
@@ -14,7 +14,9 @@
 # nonblocking collective ones (osu_nbc.c) likewise once Verbatim's library has MPI_Iallreduce &
 # co; with the other MPIs each runs a short validated job (2 to 4 ranks, with and without -f and
 # -t), its rows checked for OSU's columns and an overlap between 0 and 100, and a copy whose
-# payloads are corrupted must fail its -c.
+# payloads are corrupted must fail its -c. The multi-threaded ones (osu_mt.c) build everywhere;
+# with the other MPIs (which provide MPI_THREAD_MULTIPLE) they run validated jobs with several
+# thread counts and both -s modes, and a corrupting copy must fail its -c.
 set -u
 : "${abs_top_builddir:=$(pwd)}"
 : "${abs_top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -30,6 +32,8 @@ rma_benches="$rma_benches put_bw get_bw put_bibw"
 # The nonblocking collectives share osu_nbc.c (and osu_coll.c's buffers and validation).
 nbc_benches="ibarrier ibcast ireduce iallreduce igather iscatter iallgather ialltoall"
 nbc_benches="$nbc_benches ireduce_scatter igatherv iscatterv iallgatherv ialltoallv"
+# The multi-threaded ones share osu_mt.c.
+mt_benches="latency_mt mbw_mr_mt"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vbt-osu-build.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 [ -n "${VBT_OSU_KEEP_PNG:-}" ] && trap 'cp "$tmp/plot.png" "$VBT_OSU_KEEP_PNG"; rm -rf "$tmp"' EXIT
@@ -52,7 +56,7 @@ build() {
     shift 2
     _dir=$tmp/$_name
     mkdir -p "$_dir"
-    _shared="common coll"
+    _shared="common coll mt"
     [ $with_rma = 1 ] && _shared="$_shared rma"
     [ $with_nbc = 1 ] && _shared="$_shared nbc"
     for s in $_shared; do
@@ -61,13 +65,14 @@ build() {
             return 1
         fi
     done
-    _all="$benches $coll_benches"
+    _all="$benches $coll_benches $mt_benches"
     [ $with_rma = 1 ] && _all="$_all $rma_benches"
     [ $with_nbc = 1 ] && _all="$_all $nbc_benches"
     for b in $_all; do
         _extra=
         case " $coll_benches " in *" $b "*) _extra="$_dir/osu_coll.o" ;; esac
         case " $rma_benches " in *" $b "*) _extra="$_dir/osu_rma.o" ;; esac
+        case " $mt_benches " in *" $b "*) _extra="$_dir/osu_mt.o" ;; esac
         _extra2=
         case " $nbc_benches " in *" $b "*) _extra="$_dir/osu_nbc.o" _extra2="$_dir/osu_coll.o" ;; esac
         if ! _out=$("$_cc" "$@" -o "$_dir/vbt_osu_$b" "$src/osu_$b.c" "$_dir/osu_common.o" ${_extra:+"$_extra"} ${_extra2:+"$_extra2"} 2>&1); then
@@ -156,6 +161,35 @@ nbc_rows() {
         }'
 }
 
+# mt_singleton NAME: the multi-threaded options as a world of one rank: -h names -t (and -s);
+# a bad -t or -s is a usage error before any thread level is looked at; one rank is too few.
+mt_singleton() {
+    out=$("$tmp/$1/vbt_osu_latency_mt" -h 2>&1)
+    rc=$?
+    case $rc:$out in
+    0:*"-t, --num-threads SEND[:RECV]"*) ;;
+    *) failed "$1: vbt_osu_latency_mt -h: exit $rc" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_mbw_mr_mt" -s ring 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad separation 'ring': expected tag or comm"*) ;;
+    *) failed "$1: vbt_osu_mbw_mr_mt -s ring: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_latency_mt" -t 1:x 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"bad thread count '1:x'"*) ;;
+    *) failed "$1: vbt_osu_latency_mt -t 1:x: exit $rc, expected 2" "$out" ;;
+    esac
+    out=$("$tmp/$1/vbt_osu_latency_mt" -m 8 2>&1)
+    rc=$?
+    case $rc:$out in
+    2:*"needs exactly 2 ranks, not 1"*) ;;
+    *) failed "$1: vbt_osu_latency_mt on one rank: exit $rc, expected 2" "$out" ;;
+    esac
+}
+
 # With Verbatim's build-tree mpicc, as strictly as the compiler allows; the one-sided benchmarks
 # only when a program calling MPI_Win_free links (Verbatim before its one-sided engine: no).
 vcc="$abs_top_builddir/build-bin/mpicc"
@@ -202,6 +236,7 @@ if build verbatim "$abs_top_builddir/build-bin/mpicc" -std=c99 -pedantic -O2 -Wa
     esac
     [ $vbt_rma = 1 ] && rma_singleton verbatim
     [ $vbt_nbc = 1 ] && nbc_singleton verbatim
+    mt_singleton verbatim
 fi
 with_rma=1 # the other MPIs have one-sided functions
 with_nbc=1 # and nonblocking collectives
@@ -222,6 +257,7 @@ rival() {
     build "$_name" "$_cc" -O2 -Wall -Wextra -Werror || return
     rma_singleton "$_name"
     nbc_singleton "$_name"
+    mt_singleton "$_name"
     _ran=0
     for job in "2 latency -c -m 0:4096 -i 20 -x 2" "2 bw -c -m 1:65536 -i 4 -W 8" \
         "4 mbw_mr -c -m 1:4096 -i 4 -W 8" \
@@ -240,7 +276,9 @@ rival() {
         "3 ialltoall -c -f -t 7 -m 1:4096 -i 10 -x 2" \
         "4 ireduce_scatter -c -t 4 -m 4:4096 -i 10 -x 2" "3 ireduce_scatter -c -m 4:64 -i 10 -x 2" \
         "3 igatherv -c -m 1:4096 -i 10 -x 2" "4 iscatterv -c -f -m 1:4096 -i 10 -x 2" \
-        "3 iallgatherv -c -t 1 -m 1:4096 -i 10 -x 2" "2 ialltoallv -c -m 1:4096 -i 10 -x 2"; do
+        "3 iallgatherv -c -t 1 -m 1:4096 -i 10 -x 2" "2 ialltoallv -c -m 1:4096 -i 10 -x 2" \
+        "2 latency_mt -c -m 0:4096 -i 20 -x 2" "2 latency_mt -c -f -t 3:2 -m 1:65536 -i 12 -x 2" \
+        "2 mbw_mr_mt -c -t 2 -m 1:65536 -i 4 -W 8" "4 mbw_mr_mt -c -f -t 3 -s comm -m 1:4096 -i 4 -W 4"; do
         # shellcheck disable=SC2086 # split the job into words
         set -- $job
         _n=$1
@@ -263,6 +301,12 @@ rival() {
                 ;;
             esac
             [ "$rows" -gt 0 ] || failed "$_name: vbt_osu_$_b printed no rows" "$out"
+            case " $mt_benches " in
+            *" $_b "*)
+                printf '%s\n' "$out" | grep -q '^# Threads: ' ||
+                    failed "$_name: vbt_osu_$_b $* printed no '# Threads:' line" "$out"
+                ;;
+            esac
             case " $rma_benches $nbc_benches " in
             *" $_b "*) echo "ran vbt_osu_$_b $* on $_n ranks with $_name: $rows sizes" ;;
             *) echo "ran vbt_osu_$_b -c on $_n ranks with $_name: $rows sizes checked" ;;
@@ -294,10 +338,12 @@ corrupt() {
     fi
     cp "$src/osu_common.h" "$src/osu_bw.c" "$tmp/corrupt/"
     cp "$src/osu_coll.h" "$src/osu_coll.c" "$src/osu_nbc.h" "$src/osu_nbc.c" "$src/osu_ialltoall.c" \
-        "$tmp/corrupt/"
+        "$src/osu_mt.h" "$src/osu_mt.c" "$src/osu_latency_mt.c" "$tmp/corrupt/"
     if ! out=$("$_cc" -O2 -o "$tmp/corrupt/bw" "$tmp/corrupt/osu_bw.c" "$tmp/corrupt/osu_common.c" 2>&1) ||
         ! out=$("$_cc" -O2 -o "$tmp/corrupt/ialltoall" "$tmp/corrupt/osu_ialltoall.c" \
-            "$tmp/corrupt/osu_nbc.c" "$tmp/corrupt/osu_coll.c" "$tmp/corrupt/osu_common.c" 2>&1); then
+            "$tmp/corrupt/osu_nbc.c" "$tmp/corrupt/osu_coll.c" "$tmp/corrupt/osu_common.c" 2>&1) ||
+        ! out=$("$_cc" -O2 -o "$tmp/corrupt/latency_mt" "$tmp/corrupt/osu_latency_mt.c" \
+            "$tmp/corrupt/osu_mt.c" "$tmp/corrupt/osu_common.c" 2>&1); then
         failed "building the corrupting copy with $_cc" "$out"
         return
     fi
@@ -319,6 +365,17 @@ corrupt() {
         failed "ialltoall -c with a corrupted byte under $_run: exit $rc, expected non-zero and /$want/" "$out"
     else
         echo "ialltoall -c caught a corrupted byte under $_run and said where"
+    fi
+    # The multi-threaded latency's -c, with two receiving threads: the first messages above 100
+    # bytes are iteration 0's of size 128, checked by rank 1 and by rank 0 (whichever first).
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        timeout 120 "$_run" $RIVAL_RUN_ARGS -n 2 "$tmp/corrupt/latency_mt" -c -t 1:2 -m 64:256 -i 3 -x 0 2>&1)
+    rc=$?
+    want='vbt_osu_latency_mt: validation failed on rank [01]: size 128, iteration 0, byte 77: got 0x'
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$want"; then
+        failed "latency_mt -c with a corrupted byte under $_run: exit $rc, expected non-zero and /$want/" "$out"
+    else
+        echo "latency_mt -c caught a corrupted byte under $_run and said where"
     fi
 }
 
