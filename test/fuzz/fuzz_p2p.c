@@ -5,6 +5,7 @@
  * never be dereferenced as an address. */
 #include "vbt_p2p_wire.h"
 #include "vbt_request.h"
+#include "vbt_runtime.h"
 
 #include <stdlib.h>
 
@@ -14,6 +15,10 @@ void vbt_dtype_unref(struct vbt_dtype *dtype)
     (void)dtype;
     abort();
 }
+
+/* The runtime object vbt_request.c takes its critical section from: never turned on here (one
+ * thread, as below MPI_THREAD_MULTIPLE). */
+vbt_runtime_t vbt_rt;
 
 #define NLIVE 300 /* more than two chunks of requests */
 static vbt_request_t *live[NLIVE];
