@@ -14,8 +14,9 @@
  * two compares, where a chunk list needs a search and a table of handles a dependent load.
  *
  * A freed object's handle stays refused until the object is handed out again (a stale handle
- * then names the new object: erroneous in MPI, and what any pointer handle does). Not
- * thread-safe, like the rest of the runtime (MPI_THREAD_SERIALIZED). */
+ * then names the new object: erroneous in MPI, and what any pointer handle does). A pool takes
+ * no lock of its own: with MPI_THREAD_MULTIPLE its users hold the runtime's critical section
+ * (vbt_lock.h, vbt_rt.cs). */
 #ifndef VBT_OBJPOOL_H
 #define VBT_OBJPOOL_H
 
