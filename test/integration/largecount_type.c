@@ -12,7 +12,7 @@
  * touched are memory). "errors": a negative count refused naming the _c call, and the int
  * envelope's refusal naming MPI_Type_get_envelope_c. */
 #define MPITEST_NAME "largecount_type"
-#include "mpitest.h"
+#include "mpitest_stderr.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -326,29 +326,6 @@ static void test_small(void)
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
-/* Run call with stderr (where the error path logs its message at debug level) in out. */
-static int captured(int (*call)(void), char *out, size_t cap)
-{
-    FILE *f = tmpfile();
-    int saved, rc;
-    size_t n;
-
-    if (f == NULL)
-        FAIL("tmpfile failed");
-    fflush(stderr);
-    saved = dup(2);
-    dup2(fileno(f), 2);
-    rc = call();
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    n = fread(out, 1, cap - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    return rc;
-}
-
 static int bad_contiguous(void)
 {
     MPI_Datatype t;
@@ -387,7 +364,7 @@ static void test_errors(void)
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-        int rc = captured(bad[k].call, msg, sizeof(msg)), cls;
+        int rc = mpitest_capture_stderr(bad[k].call, msg, sizeof(msg)), cls;
         CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS);
         if (cls != bad[k].cls)
             FAIL("%s: class %d, expected %d", bad[k].name, cls, bad[k].cls);

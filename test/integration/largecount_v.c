@@ -9,7 +9,7 @@
  * more than 2^31 elements, and MPI_Alltoallw_c/MPI_Allgatherv_c with displacements beyond
  * 2^31 bytes (about 2.1 GiB touched a rank), checked at both ends and on a sparse sample. */
 #define MPITEST_NAME "largecount_v"
-#include "mpitest.h"
+#include "mpitest_stderr.h"
 
 #include <stdint.h>
 #include <unistd.h>
@@ -595,29 +595,6 @@ static void test_small(void)
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
-/* Run call with stderr (where the error path logs its message at debug level) in out. */
-static int captured(int (*call)(void), char *out, size_t cap)
-{
-    FILE *f = tmpfile();
-    int saved, rc;
-    size_t n;
-
-    if (f == NULL)
-        FAIL("tmpfile failed");
-    fflush(stderr);
-    saved = dup(2);
-    dup2(fileno(f), 2);
-    rc = call();
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(f);
-    n = fread(out, 1, cap - 1, f);
-    out[n] = '\0';
-    fclose(f);
-    return rc;
-}
-
 static int buf4[4];
 static const MPI_Count neg[1] = {-5};
 static const MPI_Aint zero[1] = {0};
@@ -659,7 +636,7 @@ static void test_errors(void)
 
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-        int rc = captured(bad[k].call, msg, sizeof(msg)), cls;
+        int rc = mpitest_capture_stderr(bad[k].call, msg, sizeof(msg)), cls;
         CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS);
         if (cls != MPI_ERR_COUNT)
             FAIL("%s with a count of -5: class %d, expected MPI_ERR_COUNT", bad[k].name, cls);
