@@ -1,5 +1,7 @@
 /* The info object (MPI-4.1 Chapter 10). Every one of these may be called before MPI_Init and
- * after MPI_Finalize (Sec. 11.4.1), so none uses VBT_API_ENTER. Their errors are raised on
+ * after MPI_Finalize (Sec. 11.4.1), so none uses VBT_API_ENTER; each holds the runtime's
+ * critical section instead (a no-op unless MPI_THREAD_MULTIPLE was granted), as the objects'
+ * handle table is shared by all threads. Their errors are raised on
  * MPI_COMM_SELF's handler, or on the initial handler (fatal) when MPI is not initialised
  * (Sec. 9.3). The object itself is in runtime/vbt_info.c. */
 #include "vbt_api_info.h"
@@ -104,6 +106,7 @@ static int failed(const char *call, vbt_status_t status)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     vbt_status_t status;
 
@@ -117,6 +120,7 @@ int PMPI_Info_create(MPI_Info *info)
 
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     vbt_status_t status;
 
@@ -140,6 +144,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     vbt_status_t status;
 
@@ -161,6 +166,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     const char *v;
     size_t n;
@@ -188,6 +194,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     const char *v;
     size_t len;
@@ -220,6 +227,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     const char *v;
 
@@ -235,6 +243,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
 
     VBT_API_CHECK(get_writable_info("MPI_Info_delete", info, &i));
@@ -249,6 +258,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
 
     VBT_API_CHECK(get_info("MPI_Info_get_nkeys", info, &i));
@@ -259,6 +269,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
     const char *k;
 
@@ -277,6 +288,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i, *copy;
     vbt_status_t status;
 
@@ -291,6 +303,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     vbt_info_t *i;
 
     VBT_API_CHECK(check_ptr("MPI_Info_free", info, "info"));

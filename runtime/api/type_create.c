@@ -564,10 +564,10 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
                            rc);
 }
 
-/* The type behind *datatype for Type_commit and Type_free, which take its address. */
+/* The type behind *datatype for Type_commit and Type_free, which take its address. The caller
+ * has entered the API: its critical section must cover the whole call, not only this check. */
 static int check_type_at(const char *call, const MPI_Datatype *datatype, vbt_dtype_t **t_p)
 {
-    VBT_API_ENTER(call);
     if (datatype == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG,
                                "argument datatype is NULL; pass the address of an MPI_Datatype");
@@ -579,6 +579,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     const char *call = "MPI_Type_commit";
     vbt_dtype_t *t;
 
+    VBT_API_ENTER(call);
     VBT_API_CHECK(check_type_at(call, datatype, &t));
     /* The flattened form was built with the type: committing only allows communication. */
     t->committed = 1;
@@ -590,6 +591,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     const char *call = "MPI_Type_free";
     vbt_dtype_t *t;
 
+    VBT_API_ENTER(call);
     VBT_API_CHECK(check_type_at(call, datatype, &t));
     if (t->predefined || t->f90)
         return vbt_error_raise(NULL, call, MPI_ERR_TYPE,

@@ -354,6 +354,151 @@ static void test_rma(void)
     run_threads(rma_thread);
 }
 
+/* The library's objects from every thread at once: Info objects, derived datatypes, attribute
+ * keyvals and their callbacks, error handlers and user operations are created, used and freed
+ * by all threads concurrently, each checked through what it must give back. Their handle tables
+ * and free lists are shared by the threads, so a race shows as a wrong value, a handle given
+ * twice, or (under ThreadSanitizer) a report. */
+static int objs_deleted[MAXT];
+static __thread int objs_errh_calls;
+
+static int objs_delete_fn(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    objs_deleted[(int)(intptr_t)extra] += (int)(intptr_t)attr;
+    return MPI_SUCCESS;
+}
+
+static void objs_errh(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    if (*code == MPI_ERR_OTHER)
+        objs_errh_calls++;
+}
+
+/* A user reduction: inout[i] = 3 * inout[i] + in[i]. */
+static void objs_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] = 3 * ((int *)inout)[i] + ((int *)in)[i];
+}
+
+static void *objs_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+
+    for (int it = 0; it < 40; it++) {
+        int seed = (rank * MAXT + t) * 1000 + it, flag, nkeys, vlen;
+        char key[32], val[64], got[64];
+
+        /* Info: set, dup, read back from the dup, delete. */
+        MPI_Info info, dup;
+        MPI_Info_create(&info);
+        for (int k = 0; k < 8; k++) {
+            snprintf(key, sizeof(key), "key%d", k);
+            snprintf(val, sizeof(val), "%d-%d", seed, k);
+            MPI_Info_set(info, key, val);
+        }
+        MPI_Info_dup(info, &dup);
+        MPI_Info_free(&info);
+        CHECK(info == MPI_INFO_NULL);
+        MPI_Info_delete(dup, "key3");
+        MPI_Info_get_nkeys(dup, &nkeys);
+        if (nkeys != 7)
+            FAIL("objs: thread %d: info has %d keys after a delete, expected 7", t, nkeys);
+        for (int k = 0; k < 8; k++) {
+            snprintf(key, sizeof(key), "key%d", k);
+            snprintf(val, sizeof(val), "%d-%d", seed, k);
+            vlen = (int)sizeof(got);
+            MPI_Info_get_string(dup, key, &vlen, got, &flag);
+            if (k == 3 ? flag : !flag || strcmp(got, val) != 0)
+                FAIL("objs: thread %d: info %s is %s, expected %s", t, key, flag ? got : "(unset)",
+                     k == 3 ? "(unset)" : val);
+        }
+        MPI_Info_free(&dup);
+
+        /* A derived datatype: built, named, committed, packed, duplicated and freed. */
+        MPI_Datatype vec, rs, tdup;
+        int src[12], packed[6], pos = 0;
+        for (int i = 0; i < 12; i++)
+            src[i] = seed * 16 + i;
+        MPI_Type_vector(3, 2, 4, MPI_INT, &vec);
+        MPI_Type_create_resized(vec, 0, 12 * (MPI_Aint)sizeof(int), &rs);
+        MPI_Type_free(&vec);
+        snprintf(val, sizeof(val), "vec-%d", seed);
+        MPI_Type_set_name(rs, val);
+        MPI_Type_commit(&rs);
+        MPI_Type_dup(rs, &tdup);
+        MPI_Type_free(&rs);
+        MPI_Pack(src, 1, tdup, packed, (int)sizeof(packed), &pos, MPI_COMM_SELF);
+        CHECK(pos == (int)sizeof(packed));
+        for (int b = 0, j = 0; b < 3; b++)
+            for (int e = 0; e < 2; e++, j++)
+                if (packed[j] != src[b * 4 + e])
+                    FAIL("objs: thread %d: packed element %d is %d, expected %d", t, j, packed[j],
+                         src[b * 4 + e]);
+        vlen = 0;
+        MPI_Type_get_name(tdup, got, &vlen);
+        CHECK(vlen == 0); /* a duplicate has no name (MPI-4.1 Sec. 7.2) */
+        MPI_Type_free(&tdup);
+        CHECK(tdup == MPI_DATATYPE_NULL);
+
+        /* An attribute on the thread's communicator: its delete callback runs on delete. */
+        int kv, *attr;
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, objs_delete_fn, &kv, (void *)(intptr_t)t);
+        MPI_Comm_set_attr(tcomm[t], kv, (void *)(intptr_t)(it + 1));
+        MPI_Comm_get_attr(tcomm[t], kv, &attr, &flag);
+        CHECK(flag && (intptr_t)attr == it + 1);
+        MPI_Comm_delete_attr(tcomm[t], kv);
+        MPI_Comm_free_keyval(&kv);
+        CHECK(kv == MPI_KEYVAL_INVALID);
+
+        /* An error handler on the thread's communicator, called through MPI. */
+        MPI_Errhandler eh, old, cur;
+        MPI_Comm_create_errhandler(objs_errh, &eh);
+        MPI_Comm_get_errhandler(tcomm[t], &old);
+        MPI_Comm_set_errhandler(tcomm[t], eh);
+        MPI_Comm_call_errhandler(tcomm[t], MPI_ERR_OTHER);
+        MPI_Comm_get_errhandler(tcomm[t], &cur);
+        CHECK(cur == eh);
+        MPI_Errhandler_free(&cur);
+        MPI_Comm_set_errhandler(tcomm[t], old);
+        MPI_Errhandler_free(&old);
+        MPI_Errhandler_free(&eh);
+
+        /* A user operation, applied locally. */
+        MPI_Op op;
+        int in[5], inout[5];
+        MPI_Op_create(objs_op, 0, &op);
+        for (int i = 0; i < 5; i++) {
+            in[i] = seed + i;
+            inout[i] = t - i;
+        }
+        MPI_Reduce_local(in, inout, 5, MPI_INT, op);
+        for (int i = 0; i < 5; i++)
+            if (inout[i] != 3 * (t - i) + seed + i)
+                FAIL("objs: thread %d: user op element %d is %d, expected %d", t, i, inout[i],
+                     3 * (t - i) + seed + i);
+        MPI_Op_free(&op);
+        CHECK(op == MPI_OP_NULL);
+    }
+    if (objs_errh_calls != 40)
+        FAIL("objs: thread %d: the error handler ran %d times, expected 40", t, objs_errh_calls);
+    return NULL;
+}
+
+static void test_objs(void)
+{
+    memset(objs_deleted, 0, sizeof(objs_deleted));
+    run_threads(objs_thread);
+    for (int t = 0; t < nt; t++)
+        if (objs_deleted[t] != 40 * 41 / 2)
+            FAIL("objs: thread %d's delete callbacks saw %d, expected %d", t, objs_deleted[t],
+                 40 * 41 / 2);
+}
+
 /* The thread level as the library reports it. */
 static void test_level(void)
 {
@@ -374,6 +519,7 @@ static const mpitest_t tests[] = {
     {"level", test_level},     {"pingpong", test_pingpong}, {"coll", test_coll},
     {"blocked", test_blocked}, {"mprobe", test_mprobe},     {"iprobe", test_iprobe},
     {"cancel", test_cancel},   {"dup", test_dup},           {"rma", test_rma},
+    {"objs", test_objs},
 };
 
 int main(int argc, char **argv)
