@@ -78,7 +78,11 @@ static int __attribute__((noinline, cold)) bad_session(const char *call, MPI_Ses
                            (unsigned long)(uintptr_t)handle);
 }
 
+/* Every call on a session holds the runtime's critical section (a no-op unless a session or
+ * MPI_Init_thread granted MPI_THREAD_MULTIPLE): the session table, the buffers and the handlers
+ * are shared by the threads. */
 #define SESSION(_var, _handle, _call)                                                              \
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);                                                                   \
     vbt_session_t *_var = vbt_session_get(_handle);                                                \
     if (unlikely(_var == NULL))                                                                    \
         return bad_session(_call, _handle);
@@ -124,6 +128,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
     vbt_status_t status;
 
     /* No VBT_API_ENTER: MPI_Session_init takes the handler, so it is made before. */
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     if (session_errhandler_fn == NULL || errhandler == NULL)
         return vbt_error_raise(NULL, "MPI_Session_create_errhandler", MPI_ERR_ARG,
                                "argument %s is NULL",
@@ -165,7 +170,9 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     int level;
 
     /* No VBT_API_ENTER: this call may bring the library up. Until the handler is known to be
-     * good, errors go where errors without an object go. */
+     * good, errors go where errors without an object go. The critical section is held where a
+     * session already granted MULTIPLE (turned on inside, it is dropped by its scope's end). */
+    VBT_RLOCK_SCOPE(&vbt_rt.cs);
     if (!vbt_errhandler_valid(errhandler))
         return vbt_error_raise(NULL, "MPI_Session_init", MPI_ERR_ERRHANDLER,
                                "argument errhandler (handle %#lx) is not a valid error handler; "

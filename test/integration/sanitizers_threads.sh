@@ -35,7 +35,7 @@ rm -rf "$reports"
 mkdir -p "$reports" || exit 1
 TSAN_OPTIONS="halt_on_error=0:log_path=$reports/tsan"
 export TSAN_OPTIONS
-all="level pingpong coll blocked mprobe iprobe cancel dup rma objs"
+all="level pingpong coll blocked mprobe iprobe cancel dup rma objs session"
 want=$(echo $all | wc -w)
 for n in ${TSAN_NPS-1 2 3 4}; do
     out=$(timeout 600 "$MPIRUN" --oversubscribe -n "$n" "$tsan/test/integration/threads" $all 2>&1)

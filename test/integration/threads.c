@@ -499,6 +499,45 @@ static void test_objs(void)
                  40 * 41 / 2);
 }
 
+/* Sessions from every thread at once (the library is already up, at MULTIPLE): each thread
+ * opens its own, queries its process sets, makes the world's group and checks it, and
+ * finalizes it. */
+static void *session_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+
+    for (int it = 0; it < 10; it++) {
+        MPI_Session ses;
+        MPI_Group g, wg;
+        int n, gsize, cmp, len;
+        char name[64];
+
+        if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses) != MPI_SUCCESS)
+            FAIL("session: thread %d: MPI_Session_init failed", t);
+        MPI_Session_get_num_psets(ses, MPI_INFO_NULL, &n);
+        CHECK(n >= 2);
+        len = (int)sizeof(name);
+        MPI_Session_get_nth_pset(ses, MPI_INFO_NULL, 0, &len, name);
+        MPI_Group_from_session_pset(ses, "mpi://WORLD", &g);
+        MPI_Group_size(g, &gsize);
+        if (gsize != size)
+            FAIL("session: thread %d: mpi://WORLD has %d processes, expected %d", t, gsize, size);
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        MPI_Group_compare(g, wg, &cmp);
+        CHECK(cmp == MPI_IDENT);
+        MPI_Group_free(&wg);
+        MPI_Group_free(&g);
+        if (MPI_Session_finalize(&ses) != MPI_SUCCESS || ses != MPI_SESSION_NULL)
+            FAIL("session: thread %d: MPI_Session_finalize failed", t);
+    }
+    return NULL;
+}
+
+static void test_session(void)
+{
+    run_threads(session_thread);
+}
+
 /* The thread level as the library reports it. */
 static void test_level(void)
 {
@@ -519,7 +558,7 @@ static const mpitest_t tests[] = {
     {"level", test_level},     {"pingpong", test_pingpong}, {"coll", test_coll},
     {"blocked", test_blocked}, {"mprobe", test_mprobe},     {"iprobe", test_iprobe},
     {"cancel", test_cancel},   {"dup", test_dup},           {"rma", test_rma},
-    {"objs", test_objs},
+    {"objs", test_objs},       {"session", test_session},
 };
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@
 set -u
 prog="$abs_top_builddir/test/integration/threads"
 fail=0
-all="level pingpong coll blocked mprobe iprobe cancel dup rma objs"
+all="level pingpong coll blocked mprobe iprobe cancel dup rma objs session"
 want=$(echo $all | wc -w)
 
 for n in ${THREADS_NPS-1 2 3 4 5 6 7}; do
