@@ -232,11 +232,12 @@ static const vbt_knob_t knobs[] = {
      {NULL},
      "test/integration/fuzz.sh: the targets to build and run (test/fuzz/fuzz_<name>.c)"},
     {"VBT_VERBS2_PARTS",
-     "base fault loss",
+     "base fault",
      VBT_KNOB_STRING,
      {NULL},
      "test/integration/verbs2.sh: the parts of the two-node test to run: base (verbs2_slurm.sh), "
-     "fault (verbs2_fault.sh: ranks that die), loss (verbs2_loss.sh: netem drops packets)"},
+     "fault (verbs2_fault.sh: ranks that die), loss (verbs2_loss.sh: netem drops packets; "
+     "verbs2_long.sh, in make check-long)"},
     {"VBT_VERBS_TESTS",
      "",
      VBT_KNOB_STRING,

@@ -15,15 +15,20 @@
 # finalize: a probe to a live peer never fails, and a peer that finalized first is not
 # reported. Needs an RDMA device (run
 # through test/integration/verbs.sh). Exit 0 pass, other fail.
+# CI's whole list runs the controls and four deaths (every loop, every way to die and both
+# modes at least once, at 2 and at 4 ranks); verbs_fault_full.sh (make check-long) sets
+# VERBS_FULL=1, which adds the six lines marked "full" below.
 # Started on its own (not by verbs_all.sh): through verbs.sh, alone, on a device or in the VM.
 [ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 FAULT_ENV=VBT_TRANSPORTS=self,ib
 # Under TCG on a busy host, 4 ranks in the VM take tens of seconds to start and to reach the
-# victim's 300th iteration (seen: past 60 s with the host's load at 7), so the hang guard is
-# wider here; a death is still held to LIMIT_MS.
-FAULT_TIMEOUT=240
+# victim's 300th iteration (seen: past 60 s with the host's load at 7, and past 240 s at load
+# 12), so the hang guard is much wider here; a death is still held to LIMIT_MS.
+FAULT_TIMEOUT=600
+# full: true in verbs_fault_full.sh only; "full && ..." is a case CI's list leaves out.
+full() { [ "${VERBS_FULL:-0}" = 1 ]; }
 
 if [ "$(ibv_devices 2>/dev/null | awk 'NR > 2' | grep -c .)" -eq 0 ]; then
     echo "FAIL: no RDMA device (run this through test/integration/verbs.sh)"
@@ -45,13 +50,13 @@ done
 
 kill_run spin 2 pingpong 1 raise 300
 kill_run block 2 pingpong 0 wait 300
-kill_run block 4 pingpong 2 raise 300
-kill_run spin 2 pingpong 1 exit 300
-kill_run spin 2 allreduce 1 wait 300
-kill_run block 4 allreduce 3 raise 300
+full && kill_run block 4 pingpong 2 raise 300
+full && kill_run spin 2 pingpong 1 exit 300
+full && kill_run spin 2 allreduce 1 wait 300
+full && kill_run block 4 allreduce 3 raise 300
 kill_run spin 4 allreduce 2 exit 300
-kill_run block 2 recv 1 raise 300
-kill_run spin 4 recv 3 wait 300
+full && kill_run block 2 recv 1 raise 300
+full && kill_run spin 4 recv 3 wait 300
 kill_run block 4 recv 0 exit 300
 
 echo "verbs_fault: $nruns jobs, longest from a death to mpirun's end: $worst ms"
