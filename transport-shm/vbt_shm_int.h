@@ -26,8 +26,9 @@
  *   0                  vbt_shm_seg_hdr_t (2 cache lines)
  *   ctrl_off           vbt_shm_ring_ctrl_t[nrings]: head and waiting of every inbound ring
  *   cells_off          nrings x ring_bytes: ring i's cells at cells_off + i * ring_bytes
- * Pages are backed only when touched: rings of pairs that never talk cost an idle poll's page
- * (the first cell of each inbound ring) and address space.
+ * Pages are backed only when touched: above VBT_SHM_PRETOUCH_LOCAL local ranks, rings of pairs
+ * that never talk cost an idle poll's page (the first cell of each inbound ring) and address
+ * space; up to it, wireup maps in the first page of every cell (below).
  *
  * ---- Doorbell --------------------------------------------------------------------------------
  * A state word (SLEEPING, CLOSED) on the owner's header line, and a datagram socket the owner
