@@ -28,15 +28,18 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     st = vbt_coll_reduce_binomial(comm, sbuf, full, total, dt, op, 0, tag);
     if (st != VBT_OK)
         goto out;
+    /* Empty blocks are not sent: a rank whose block is empty is done once it has passed its
+     * part of the reduce on. */
     if (me != 0) {
-        st = vbt_coll_recv(comm, rbuf, (size_t)vbt_coll_vec_at(counts, me), dt, 0, tag);
+        if (vbt_coll_vec_at(counts, me) > 0)
+            st = vbt_coll_recv(comm, rbuf, (size_t)vbt_coll_vec_at(counts, me), dt, 0, tag);
         goto out;
     }
     for (int i = 0; i < n; off += (size_t)vbt_coll_vec_at(counts, i), i++) {
         if (i == 0)
             st = vbt_coll_copy(full, (size_t)vbt_coll_vec_at(counts, 0), dt, rbuf,
                                (size_t)vbt_coll_vec_at(counts, 0), dt);
-        else
+        else if (vbt_coll_vec_at(counts, i) > 0)
             st = vbt_coll_isend(comm, vbt_coll_at(full, off, dt),
                                 (size_t)vbt_coll_vec_at(counts, i), dt, i, tag, &reqs[nreq++]);
         if (st != VBT_OK)

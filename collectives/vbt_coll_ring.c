@@ -25,13 +25,20 @@ vbt_status_t vbt_coll_ring_reduce_scatter(vbt_comm_t *comm, void *buf, const siz
         vbt_request_t *reqs[2] = {NULL, NULL};
         vbt_status_t st;
 
-        st = vbt_coll_irecv(comm, tmp, counts[rb], dt, left, tag, &reqs[0]);
-        if (st == VBT_OK)
+        /* An empty block is neither sent nor received: the right neighbour's rb of this step
+         * is our sb, so both sides skip the same message (short vectors over many ranks: 8
+         * bytes of floats over 4 ranks are blocks of 1, 1, 0, 0). */
+        st = VBT_OK;
+        if (counts[rb] > 0)
+            st = vbt_coll_irecv(comm, tmp, counts[rb], dt, left, tag, &reqs[0]);
+        if (st == VBT_OK && counts[sb] > 0)
             st = vbt_coll_isend(comm, vbt_coll_at(buf, displs[sb], dt), counts[sb], dt, right, tag,
                                 &reqs[1]);
         st = vbt_coll_finish(reqs, 2, st);
         if (st != VBT_OK)
             return st;
+        if (counts[rb] == 0)
+            continue;
         st = vbt_coll_reduce_local(op, tmp, vbt_coll_at(buf, displs[rb], dt), counts[rb], dt);
         if (st != VBT_OK)
             return st;

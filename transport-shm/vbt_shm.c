@@ -420,6 +420,19 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
         vbt_warn("cannot map the shared memory of %d of %d local peers (rank %d: %s): messages "
                  "to them go through the network",
                  unreachable, shm->local_size - 1, first, first_why);
+    if (shm->local_size <= VBT_SHM_PRETOUCH_LOCAL) {
+        int err = 0;
+        for (int i = 0; i < shm->local_size; i++) {
+            vbt_shm_peer_t *p = &shm->peers[i];
+            if (i != shm->my_local && vbt_shm_ring_pretouch(p->rx.cells, VBT_SHM_RING_DEPTH))
+                err = errno;
+            if (p->reachable && vbt_shm_ring_pretouch(p->tx.cells, VBT_SHM_RING_DEPTH))
+                err = errno;
+        }
+        if (err != 0)
+            vbt_debug("madvise(MADV_POPULATE_WRITE) of the rings: %s: touched them instead",
+                      strerror(err));
+    }
     cma_probe(shm);
     if (shm->cma_available && vbt_cfg.shm_cma)
         shm->super.caps |= VBT_TL_CAP_READ_PEER;

@@ -26,8 +26,9 @@
  *   0                  vbt_shm_seg_hdr_t (2 cache lines)
  *   ctrl_off           vbt_shm_ring_ctrl_t[nrings]: head and waiting of every inbound ring
  *   cells_off          nrings x ring_bytes: ring i's cells at cells_off + i * ring_bytes
- * Pages are backed only when touched: rings of pairs that never talk cost an idle poll's page
- * (the first cell of each inbound ring) and address space.
+ * Pages are backed only when touched: above VBT_SHM_PRETOUCH_LOCAL local ranks, rings of pairs
+ * that never talk cost an idle poll's page (the first cell of each inbound ring) and address
+ * space; up to it, wireup maps in the first page of every cell (below).
  *
  * ---- Doorbell --------------------------------------------------------------------------------
  * A state word (SLEEPING, CLOSED) on the owner's header line, and a datagram socket the owner
@@ -93,6 +94,14 @@
 #define VBT_SHM_FULL_CHECK 1024
 /* Messages delivered from one sender per progress call. */
 #define VBT_SHM_POLL_BATCH 16
+/* At wireup, every rank maps in the first page of each cell of its inbound rings and of its
+ * outbound ones (vbt_shm_ring_pretouch) when the node has at most this many local ranks: the
+ * memory file's pages are otherwise allocated and mapped at their first touch, a page fault in
+ * the sender and one in the receiver for each of a ring's first VBT_SHM_RING_DEPTH messages,
+ * each worth several 8-byte messages (README, Shared memory). It backs local_size - 1 rings of
+ * VBT_SHM_RING_DEPTH pages per rank (16 ranks: 1.9 MiB each); above it, pairs that never talk
+ * keep costing nothing. */
+#define VBT_SHM_PRETOUCH_LOCAL 16
 
 typedef struct {
     uint64_t magic;     /* VBT_SHM_MAGIC */
@@ -240,5 +249,9 @@ void vbt_shm_segment_destroy(vbt_shm_iface_t *shm);
 /* Our inbound ring from local index i, and our outbound ring in a peer's mapped segment. */
 vbt_shm_ring_ctrl_t *vbt_shm_seg_ctrl(void *seg, const vbt_shm_layout_t *l, int ring);
 vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring);
+/* Map in our pages of one ring's cells (the page each cell starts on: where a message of up to
+ * a page is written and read) before the first message, so that it does not take a page fault;
+ * 0 on success; -1 with errno set when madvise refused (it then reads each cell instead). */
+int vbt_shm_ring_pretouch(vbt_shm_cell_t *cells, uint32_t depth);
 
 #endif

@@ -25,6 +25,10 @@
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif
+/* Linux 5.14; older kernels refuse it with EINVAL (vbt_shm_ring_pretouch falls back). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 _Static_assert(sizeof(vbt_shm_seg_hdr_t) == 2 * VBT_SHM_CACHE_LINE,
                "the segment header is one line of identity and one of state");
@@ -235,6 +239,24 @@ vbt_status_t vbt_shm_segment_map_peer(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,
                             vbt_shm_seg_cells(seg, &shm->layout, shm->my_local),
                             VBT_SHM_RING_DEPTH);
     return VBT_OK;
+}
+
+int vbt_shm_ring_pretouch(vbt_shm_cell_t *cells, uint32_t depth)
+{
+    for (uint32_t k = 0; k < depth; k++) {
+        uintptr_t at = (uintptr_t)&cells[k] & ~(uintptr_t)(VBT_SHM_PAGE - 1);
+
+        /* A write fault's worth of mapping without writing: the peer may be using the ring. */
+        if (madvise((void *)at, VBT_SHM_PAGE, MADV_POPULATE_WRITE) != 0) {
+            int err = errno;
+            /* Kernels before 5.14: a read maps a shared memory file's page writable too. */
+            for (; k < depth; k++)
+                (void)atomic_load_explicit(&cells[k].seq, memory_order_relaxed);
+            errno = err;
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void vbt_shm_segment_destroy(vbt_shm_iface_t *shm)
