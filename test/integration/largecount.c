@@ -524,7 +524,7 @@ static void test_queries(MPI_Comm comm, int check_msg)
         MPI_Count cc;
         int ci;
 
-        CHECK(MPI_Status_set_elements_c(&st, MPI_BYTE, n) == MPI_SUCCESS);
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, n) == MPI_SUCCESS);
         CHECK(MPI_Get_count(&st, MPI_BYTE, &ci) == MPI_SUCCESS);
         if (ci != MPI_UNDEFINED)
             FAIL("MPI_Get_count of a status of %lld bytes gave %d, not MPI_UNDEFINED", (long long)n,
@@ -540,11 +540,12 @@ static void test_queries(MPI_Comm comm, int check_msg)
         CHECK(MPI_Get_elements_c(&st, t16, &cc) == MPI_SUCCESS && cc == n);
         CHECK(MPI_Get_elements(&st, t16, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
         /* 2^31 - 16 bytes: 2^27 - 1 of the 16-byte type, and the byte count still fits. */
-        CHECK(MPI_Status_set_elements_c(&st, t16, ((MPI_Count)1 << 27) - 1) == MPI_SUCCESS);
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, (((MPI_Count)1 << 27) - 1) * 16) ==
+              MPI_SUCCESS);
         CHECK(MPI_Get_count(&st, t16, &ci) == MPI_SUCCESS && ci == (1 << 27) - 1);
         CHECK(MPI_Get_count(&st, MPI_BYTE, &ci) == MPI_SUCCESS && ci == INT32_MAX - 15);
-        /* 2^31 of the 16-byte type: the count itself does not fit an int. */
-        CHECK(MPI_Status_set_elements_c(&st, t16, (MPI_Count)1 << 31) == MPI_SUCCESS);
+        /* 2^31 of the 16-byte type (2^35 bytes): the count itself does not fit an int. */
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)1 << 35) == MPI_SUCCESS);
         CHECK(MPI_Get_count(&st, t16, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
         CHECK(MPI_Get_count_c(&st, t16, &cc) == MPI_SUCCESS && cc == (MPI_Count)1 << 31);
         CHECK(MPI_Type_free(&t16) == MPI_SUCCESS);
