@@ -4,7 +4,7 @@
 # every _c form (blocking, nonblocking, persistent, neighbourhood) with payloads checked element
 # by element, and their errors. The huge part (2.1 GiB a rank) does not fit the Soft-RoCE guest:
 # largecount_v.sh runs it natively. Rank counts sized to the guest (4 GiB, 2 vCPUs): 1 to 4
-# (LARGECOUNT_NPS). About 100 s in the VM: started on its own (not by verbs_all.sh's list),
+# (LARGECOUNT_NPS). 29 s in the VM (2026-12-06): started on its own (not by verbs_all.sh's list),
 # through verbs.sh, alone, on a device or in the VM.
 [ -n "${verbs_runner:-}" ] || exec sh "$(dirname "$0")/verbs.sh" "$0"
 VBT_TRANSPORTS=self,ib
