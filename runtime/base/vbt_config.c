@@ -205,6 +205,12 @@ static const vbt_knob_t knobs[] = {
      VBT_KNOB_INT,
      {NULL},
      "test/rxevm: virtual CPUs per VM (test/integration/verbs2.sh sets 1 for its two VMs)"},
+    {"VBT_RXEVM_MEM",
+     "4G",
+     VBT_KNOB_STRING,
+     {NULL},
+     "test/rxevm: guest memory per VM, as qemu's -m takes it (test/integration/"
+     "verbs_largecount.sh asks for 7G)"},
     {"VBT_RXEVM_LINK",
      "dgram",
      VBT_KNOB_STRING,

@@ -514,6 +514,42 @@ static void test_queries(MPI_Comm comm, int check_msg)
               psz == (MPI_Count)24 << 30);
     }
     CHECK(MPI_Type_free(&v) == MPI_SUCCESS);
+    { /* The envelope rule without 2 GiB of memory: a status that says 2^31 + 6 bytes. The int
+       * queries answer MPI_UNDEFINED where the count or element count does not fit an int
+       * (MPI-4.1 errata #327), the _c ones the count; in MPI_INT (not a whole number of them:
+       * MPI_UNDEFINED) and in a 16-byte type (2^27 of them and 6 bytes: elements only). */
+        MPI_Status st;
+        MPI_Datatype t16;
+        const MPI_Count n = ((MPI_Count)1 << 31) + 6;
+        MPI_Count cc;
+        int ci;
+
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, n) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, MPI_BYTE, &ci) == MPI_SUCCESS);
+        if (ci != MPI_UNDEFINED)
+            FAIL("MPI_Get_count of a status of %lld bytes gave %d, not MPI_UNDEFINED", (long long)n,
+                 ci);
+        CHECK(MPI_Get_elements(&st, MPI_BYTE, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
+        CHECK(MPI_Get_count_c(&st, MPI_BYTE, &cc) == MPI_SUCCESS && cc == n);
+        CHECK(MPI_Get_elements_c(&st, MPI_BYTE, &cc) == MPI_SUCCESS && cc == n);
+        CHECK(MPI_Get_count_c(&st, MPI_INT, &cc) == MPI_SUCCESS && cc == MPI_UNDEFINED);
+        CHECK(MPI_Get_count(&st, MPI_INT, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
+        CHECK(MPI_Type_contiguous(16, MPI_BYTE, &t16) == MPI_SUCCESS);
+        CHECK(MPI_Type_commit(&t16) == MPI_SUCCESS);
+        CHECK(MPI_Get_count_c(&st, t16, &cc) == MPI_SUCCESS && cc == MPI_UNDEFINED);
+        CHECK(MPI_Get_elements_c(&st, t16, &cc) == MPI_SUCCESS && cc == n);
+        CHECK(MPI_Get_elements(&st, t16, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
+        /* 2^31 - 16 bytes: 2^27 - 1 of the 16-byte type, and the byte count still fits. */
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, (((MPI_Count)1 << 27) - 1) * 16) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, t16, &ci) == MPI_SUCCESS && ci == (1 << 27) - 1);
+        CHECK(MPI_Get_count(&st, MPI_BYTE, &ci) == MPI_SUCCESS && ci == INT32_MAX - 15);
+        /* 2^31 of the 16-byte type (2^35 bytes): the count itself does not fit an int. */
+        CHECK(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)1 << 35) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, t16, &ci) == MPI_SUCCESS && ci == MPI_UNDEFINED);
+        CHECK(MPI_Get_count_c(&st, t16, &cc) == MPI_SUCCESS && cc == (MPI_Count)1 << 31);
+        CHECK(MPI_Type_free(&t16) == MPI_SUCCESS);
+    }
     CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     rc = captured(bad_send_c, comm, msg, sizeof(msg));
     CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_COUNT);

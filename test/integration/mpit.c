@@ -476,22 +476,116 @@ static void local(void)
     OK(MPI_T_pvar_handle_free(ses, &sr));
 }
 
+/* Send stalls: rank 1 tells rank 0 to go and sleeps outside MPI; rank 0's 300 small sends find
+ * the ring (32 cells) or the credits (at most 64) used up and wait in the send queue: each one
+ * that waited counts once in <tl>_send_stalls. Rank 1 then receives them all, checked. */
+static void stalls(void)
+{
+    enum { NST = 300, LEN = 64 };
+    MPI_T_pvar_handle st = counter("_send_stalls");
+    unsigned char *buf = xmalloc((size_t)NST * LEN);
+    MPI_Request *reqs = xmalloc(sizeof(MPI_Request) * NST);
+    unsigned long long s0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    s0 = rd(st);
+    if (rank == 1) {
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
+        sleep_ms(500);
+        for (int i = 0; i < NST; i++) {
+            MPI_Recv(buf + (size_t)i * LEN, LEN, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            verify(buf + (size_t)i * LEN, LEN, 300u + (unsigned)i, "stalled send");
+        }
+    } else if (rank == 0 && size > 1) {
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < NST; i++) {
+            fill(buf + (size_t)i * LEN, LEN, 300u + (unsigned)i);
+            MPI_Isend(buf + (size_t)i * LEN, LEN, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &reqs[i]);
+        }
+        MPI_Waitall(NST, reqs, MPI_STATUSES_IGNORE);
+        if (rd(st) - s0 < 1)
+            FAIL("%s: %d sends to a sleeping rank: %s_send_stalls counted %llu", tl, NST, tl,
+                 rd(st) - s0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    OK(MPI_T_pvar_handle_free(ses, &st));
+    free(buf);
+    free(reqs);
+}
+
+/* The registration cache over ib (verbs_mpit.sh sets VBT_RCACHE_MAX=256k): rank 0 sends 8
+ * slices of 128 KiB of one buffer to rank 1 one after the other, rendezvous both ways
+ * registered; over VBT_RCACHE_MAX the unused registrations are evicted: afterwards the pinned
+ * bytes are at most VBT_RCACHE_MAX, their high-water mark at least one slice. */
+static void rcache(void)
+{
+    const size_t slice = 128 * 1024, nslice = 8;
+    unsigned long long max, e0, m0, lvl, hwm;
+    MPI_T_pvar_handle ev, mi, lv, hw;
+    unsigned char *buf;
+    int count;
+
+    if (strcmp(tl, "ib") != 0 || size < 2 || slice <= cvar_ull("VBT_RNDV_THRESHOLD"))
+        return;
+    max = cvar_ull("VBT_RCACHE_MAX");
+    ev = counter("rcache_evictions");
+    mi = counter("rcache_misses");
+    OK(MPI_T_pvar_handle_alloc(ses, pvar_index("rcache_bytes_pinned", MPI_T_PVAR_CLASS_LEVEL), NULL,
+                               &lv, &count));
+    OK(MPI_T_pvar_handle_alloc(
+        ses, pvar_index("rcache_bytes_pinned_hwm", MPI_T_PVAR_CLASS_HIGHWATERMARK), NULL, &hw,
+        &count));
+    if (posix_memalign((void **)&buf, 4096, slice * nslice) != 0)
+        FAIL("posix_memalign of %zu bytes", slice * nslice);
+    MPI_Barrier(MPI_COMM_WORLD);
+    e0 = rd(ev);
+    m0 = rd(mi);
+    for (size_t k = 0; k < nslice && rank < 2; k++) {
+        unsigned char *p = buf + k * slice;
+        if (rank == 0) {
+            fill(p, slice, 900u + (unsigned)k);
+            MPI_Send(p, (int)slice, MPI_BYTE, 1, 8, MPI_COMM_WORLD);
+        } else {
+            memset(p, 0, slice);
+            MPI_Recv(p, (int)slice, MPI_BYTE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            verify(p, slice, 900u + (unsigned)k, "rcache slice");
+        }
+    }
+    if (rank < 2) {
+        lvl = rd(lv);
+        hwm = rd(hw);
+        if (rd(mi) - m0 < 1 || lvl > max || hwm < slice || hwm < lvl ||
+            (max < slice * nslice && rd(ev) - e0 < 1))
+            FAIL("rcache after %zu sends of %zu new bytes (VBT_RCACHE_MAX %llu): %llu misses, "
+                 "%llu evictions, %llu bytes pinned, high-water mark %llu",
+                 nslice, slice, max, rd(mi) - m0, rd(ev) - e0, lvl, hwm);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(buf);
+    OK(MPI_T_pvar_handle_free(ses, &ev));
+    OK(MPI_T_pvar_handle_free(ses, &mi));
+    OK(MPI_T_pvar_handle_free(ses, &lv));
+    OK(MPI_T_pvar_handle_free(ses, &hw));
+}
+
 /* Non-continuous progress variables: nothing counted until started, frozen once stopped. With
  * VBT_PROGRESS=block (the script sets it) a receive that waits 300 ms sleeps. */
 static void progress(void)
 {
-    MPI_T_pvar_handle sl, tm;
+    MPI_T_pvar_handle sl, tm, wk;
     int count;
     double t0, t1;
-    unsigned long long n0, n1;
+    unsigned long long n0, n1, w0, w1;
     char c = 0;
 
     OK(MPI_T_pvar_handle_alloc(ses, pvar_index("progress_sleeps", MPI_T_PVAR_CLASS_COUNTER), NULL,
                                &sl, &count));
     OK(MPI_T_pvar_handle_alloc(ses, pvar_index("progress_blocked_time", MPI_T_PVAR_CLASS_TIMER),
                                NULL, &tm, &count));
+    OK(MPI_T_pvar_handle_alloc(ses, pvar_index("progress_wakeups", MPI_T_PVAR_CLASS_COUNTER), NULL,
+                               &wk, &count));
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(rd(sl) == 0);
+    CHECK(rd(sl) == 0 && rd(wk) == 0);
     OK(MPI_T_pvar_read(ses, tm, &t0));
     CHECK(t0 == 0.0);
     OK(MPI_T_pvar_start(ses, MPI_T_PVAR_ALL_HANDLES));
@@ -506,16 +600,22 @@ static void progress(void)
     }
     OK(MPI_T_pvar_stop(ses, MPI_T_PVAR_ALL_HANDLES));
     n0 = rd(sl);
+    w0 = rd(wk);
     OK(MPI_T_pvar_read(ses, tm, &t0));
-    if (rank > 0 && strcmp(tl, "shm") == 0) /* the shm doorbell wakes it: a sleep, no spin */
-        if (n0 < 1 || t0 < 0.1 || t0 > 5)
-            FAIL("waiting 300 ms: %llu sleeps, %.3f s blocked", n0, t0);
+    /* The shm doorbell wakes it: a sleep ended by an event, no spin. */
+    if (rank > 0 && strcmp(tl, "shm") == 0)
+        if (n0 < 1 || w0 < 1 || t0 < 0.1 || t0 > 5)
+            FAIL("waiting 300 ms: %llu sleeps, %llu wakeups, %.3f s blocked", n0, w0, t0);
+    if (w0 > n0)
+        FAIL("%llu wakeups for %llu sleeps: every wakeup ends a sleep", w0, n0);
     MPI_Barrier(MPI_COMM_WORLD);
     sleep_ms(50);
     MPI_Barrier(MPI_COMM_WORLD);
     n1 = rd(sl);
+    w1 = rd(wk);
     OK(MPI_T_pvar_read(ses, tm, &t1));
-    CHECK(n1 == n0 && t1 == t0); /* stopped: frozen */
+    CHECK(n1 == n0 && w1 == w0 && t1 == t0); /* stopped: frozen */
+    OK(MPI_T_pvar_handle_free(ses, &wk));
     OK(MPI_T_pvar_handle_free(ses, &sl));
     OK(MPI_T_pvar_handle_free(ses, &tm));
 }
@@ -576,6 +676,101 @@ static void writes(void)
     EXPECT(MPI_T_cvar_get_index("VBT_MPIT_PROBE_WHILE_WARN", &num), MPI_T_ERR_INVALID_NAME);
 }
 
+/* Writes that take effect in one-sided communication. VBT_WIN_ALLOCATE_SHM (local) is read at
+ * each MPI_Win_allocate: with 1 and shm between the ranks, MPI_Win_shared_query gives the
+ * neighbour's memory, which this rank loads (checked element by element); with 0 (or over ib)
+ * size 0 and NULL. VBT_RMA_NIC_ATOMICS (all-eq) is read when a window is made: over ib with 1
+ * the fetch-and-adds go to the NIC, with 0 each is a message: at least 10 messages more. */
+static void rma_writes(void)
+{
+    unsigned long long sent[2] = {0, 0};
+    MPI_T_pvar_handle ms = counter("_msgs_sent");
+    int peer = (rank + 1) % size;
+
+    for (int on = 1; on >= 0; on--) {
+        MPI_Win w;
+        int64_t *base, *qb;
+        MPI_Aint qsz;
+        int du, shared = on && strcmp(tl, "shm") == 0 && size > 1;
+
+        OK(cvar_write_int("VBT_WIN_ALLOCATE_SHM", on));
+        CHECK(cvar_int("VBT_WIN_ALLOCATE_SHM") == on);
+        MPI_Win_allocate(64 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                         &base, &w);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+        for (int i = 0; i < 64; i++)
+            base[i] = rank * 1000 + i + on;
+        MPI_Win_sync(w);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_sync(w);
+        MPI_Win_shared_query(w, peer, &qsz, &du, &qb);
+        if (peer != rank && !shared) {
+            if (qsz != 0 || qb != NULL)
+                FAIL("VBT_WIN_ALLOCATE_SHM=%d (%s): MPI_Win_shared_query of rank %d gave %ld "
+                     "bytes at %p, expected none",
+                     on, tl, peer, (long)qsz, (void *)qb);
+        } else {
+            if (qsz != 64 * (MPI_Aint)sizeof(int64_t) || du != 8 || qb == NULL)
+                FAIL("VBT_WIN_ALLOCATE_SHM=%d (%s): MPI_Win_shared_query of rank %d gave %ld "
+                     "bytes at %p, expected its 512",
+                     on, tl, peer, (long)qsz, (void *)qb);
+            for (int i = 0; i < 64; i++)
+                if (qb[i] != peer * 1000 + i + on)
+                    FAIL("VBT_WIN_ALLOCATE_SHM=%d: rank %d's element %d loaded as %lld", on, peer,
+                         i, (long long)qb[i]);
+        }
+        MPI_Win_unlock_all(w);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_free(&w);
+    }
+    OK(cvar_write_int("VBT_WIN_ALLOCATE_SHM", 1));
+
+    for (int on = 1; on >= 0; on--) {
+        MPI_Win w;
+        int64_t *base, one = 1, old = -1, total = -1;
+        unsigned long long m0;
+
+        OK(cvar_write_int("VBT_RMA_NIC_ATOMICS", on));
+        CHECK(cvar_int("VBT_RMA_NIC_ATOMICS") == on);
+        MPI_Win_allocate(sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                         &w);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+        *base = 0;
+        MPI_Win_unlock(rank, w);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank > 0) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+            m0 = rd(ms);
+            for (int i = 0; i < 10; i++) {
+                MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0, MPI_SUM, w);
+                MPI_Win_flush(0, w);
+                if (old < i || old > (int64_t)(size - 1) * 10)
+                    FAIL("VBT_RMA_NIC_ATOMICS=%d: fetch-and-add %d fetched %lld", on, i,
+                         (long long)old);
+            }
+            sent[on] = rd(ms) - m0;
+            MPI_Win_unlock(0, w);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+            MPI_Fetch_and_op(NULL, &total, MPI_INT64_T, 0, 0, MPI_NO_OP, w);
+            MPI_Win_unlock(0, w);
+            if (total != (int64_t)(size - 1) * 10)
+                FAIL("VBT_RMA_NIC_ATOMICS=%d: %d ranks added 10 each: %lld", on, size - 1,
+                     (long long)total);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_free(&w);
+    }
+    OK(cvar_write_int("VBT_RMA_NIC_ATOMICS", 1));
+    if (strcmp(tl, "ib") == 0 && rank > 0 && sent[0] < sent[1] + 10)
+        FAIL("VBT_RMA_NIC_ATOMICS: 10 fetch-and-adds sent %llu messages with NIC atomics, %llu "
+             "without: expected at least 10 more without",
+             sent[1], sent[0]);
+    OK(MPI_T_pvar_handle_free(ses, &ms));
+}
+
 int main(int argc, char **argv)
 {
     int provided, nmsg = 5, n;
@@ -608,8 +803,11 @@ int main(int argc, char **argv)
     enumerate();
     traffic(nmsg);
     local();
+    stalls();
+    rcache();
     progress();
     writes();
+    rma_writes();
     MPI_Barrier(MPI_COMM_WORLD);
     before = rd(keep);
     CHECK(size == 1 || before > 0);

@@ -3,7 +3,9 @@
 # before MPI_Init and after MPI_Finalize, enumeration, sessions, handles and their errors,
 # counters equal to the traffic sent (N messages of B bytes: exactly N and N * B, eager or
 # rendezvous), writes that change behaviour; the debug line MPI_T's VBT_LOG write turns on
-# appears exactly while it is on; verbatim-info --mpit lists the same variables.
+# appears exactly while it is on; send stalls, progress wake-ups, the registration cache over ib,
+# the one-sided knobs written through MPI_T; examples/mpit_table's table after its benchmark;
+# verbatim-info --mpit lists the same variables.
 . "$(dirname "$0")/lib.sh"
 
 PROG=$abs_top_builddir/test/integration/mpit
@@ -22,6 +24,28 @@ for np in $nps; do
         failed "-n $np: VBT_LOG written back to warn: still logging debug lines" "$out"
     echo "mpit: $np ranks done"
 done
+
+# examples/mpit_table around its benchmark (10 exchanges each of 8 B, 4 KiB, 64 KiB and 1 MiB
+# with the ring's neighbours, then a barrier) at 2 ranks: each rank's table has the transport's
+# rows, changed by at least what the benchmark sent and received (the barrier adds a few
+# messages of no payload): 40 messages of 11182160 bytes, the 20 small ones eager, the 20 of
+# 64 KiB and 1 MiB rendezvous (over both VBT_SHM_RNDV_THRESHOLD and VBT_RNDV_THRESHOLD).
+TABLE=$abs_top_builddir/examples/mpit_table
+run_env VBT_PROGRESS=block -- -n 2 "$TABLE" 10
+expect_rc "mpit_table" 0
+for r in 0 1; do
+    tab=$(printf '%s\n' "$out" | awk -v r="rank $r of 2:" 'index($0, r) == 1 { on = 1; next }
+        /^rank / { on = 0 } on')
+    for want in "msgs_sent 40 50" "msgs_recvd 40 50" "bytes_sent 11182160 11182160" \
+        "bytes_recvd 11182160 11182160" "eager_sent 20 30" "eager_recvd 20 30" \
+        "rndv_sent 20 20" "rndv_recvd 20 20"; do
+        set -- $want
+        chg=$(printf '%s\n' "$tab" | awk -v n="${tl}_$1" '$1 == n { print $4 }')
+        [ -n "$chg" ] && [ "$chg" -ge "$2" ] && [ "$chg" -le "$3" ] ||
+            failed "mpit_table, rank $r: ${tl}_$1 changed by '$chg', expected $2 to $3" "$out"
+    done
+done
+echo "mpit: mpit_table done"
 
 # verbatim-info --mpit: every knob of the table is a control variable.
 if [ -x "$INFO" ]; then
