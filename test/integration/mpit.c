@@ -522,7 +522,7 @@ static void rcache(void)
     const size_t slice = 128 * 1024, nslice = 8;
     unsigned long long max, e0, m0, lvl, hwm;
     MPI_T_pvar_handle ev, mi, lv, hw;
-    unsigned char *buf;
+    unsigned char *buf = NULL;
     int count;
 
     if (strcmp(tl, "ib") != 0 || size < 2 || slice <= cvar_ull("VBT_RNDV_THRESHOLD"))
