@@ -125,13 +125,16 @@ vbt_status_t vbt_runtime_acquire(void)
         if (status != VBT_OK)
             return status;
     }
-    vbt_rt.users++;
+    /* Atomic (relaxed: a plain move on x86) because VBT_API_ENTER reads it without the lock:
+     * another thread may be in any call while a session comes or goes. */
+    __atomic_store_n(&vbt_rt.users, vbt_rt.users + 1, __ATOMIC_RELAXED);
     return VBT_OK;
 }
 
 vbt_status_t vbt_runtime_release(void)
 {
-    if (--vbt_rt.users > 0)
+    __atomic_store_n(&vbt_rt.users, vbt_rt.users - 1, __ATOMIC_RELAXED);
+    if (vbt_rt.users > 0)
         return VBT_OK;
     return teardown();
 }

@@ -16,7 +16,8 @@
 /* Then the rest of the caller's block runs in the library's critical section (a flag test
  * below MPI_THREAD_MULTIPLE): waits inside give it up while they wait (vbt_p2p_idle). */
 #define VBT_API_ENTER(_call)                                                                       \
-    if (unlikely(vbt_rt.users == 0)) /* neither MPI_Init nor a session */                          \
+    /* neither MPI_Init nor a session (read unlocked: sessions come and go under the lock) */      \
+    if (unlikely(__atomic_load_n(&vbt_rt.users, __ATOMIC_RELAXED) == 0))                           \
         return vbt_error_not_initialized(_call);                                                   \
     VBT_RLOCK_SCOPE(&vbt_rt.cs)
 
