@@ -518,6 +518,8 @@ static void *session_thread(void *arg)
         CHECK(n >= 2);
         len = (int)sizeof(name);
         MPI_Session_get_nth_pset(ses, MPI_INFO_NULL, 0, &len, name);
+        if (strncmp(name, "mpi://", 6) != 0)
+            FAIL("session: thread %d: the first process set is \"%s\"", t, name);
         MPI_Group_from_session_pset(ses, "mpi://WORLD", &g);
         MPI_Group_size(g, &gsize);
         if (gsize != size)
