@@ -5,6 +5,9 @@
  * format) in the current directory and writing its report to hpccoutf.txt there. */
 #include "hpl.h"
 
+/* HPL's driver (testing/ptest/HPL_pddriver.c); hpcc declares it in its own header. */
+int HPL_main(int argc, char **argv, HPL_RuntimeData *rdata, int *failure);
+
 int main(int argc, char **argv)
 {
     HPL_RuntimeData rdata;
