@@ -92,8 +92,9 @@ static const vbt_knob_t knobs[] = {
      VBT_KNOB_STRING,
      {.str = &vbt_cfg.progress},
      "how a waiting rank waits: spin (poll without pause), hybrid (poll a short while, then "
-     "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, or "
-     "block when the node has more ranks than cores. There, every mode but spin also makes "
+     "sleep until the NIC or a local peer wakes it), block (sleep at once); auto: hybrid, "
+     "but on a node with more ranks than cores it does not spin: it yields the core for up "
+     "to 1 ms, then sleeps. There, every mode but spin also makes "
      "a program's polling loop (MPI_Iprobe, MPI_Test...) yield the core after 4 empty polls"},
     {"VBT_THREAD_LEVEL",
      "single",
