@@ -111,7 +111,12 @@ typedef struct vbt_request {
 /* Every request lives here (vbt_request.c); only the lookups read it from outside. */
 extern vbt_objpool_t vbt_request_pool;
 
+/* A request of kind, zeroed but for its identity; NULL (logged) when the pool cannot grow.
+ * vbt_request_alloc and vbt_request_release take the library's critical section (vbt_rt.cs);
+ * the _held forms are for callers inside it already (the engine, and the API calls of the
+ * message path, which take it once for the whole call), and cost no lock test. */
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
+vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind);
 
 /* An internal control message rather than a user's send or receive? */
 static inline int vbt_request_is_ctrl(const vbt_request_t *req)
@@ -132,6 +137,7 @@ static inline uint64_t vbt_request_id(const vbt_request_t *req)
 /* The live request behind an id from the wire, or NULL. A bounds check and a compare. */
 vbt_request_t *vbt_request_from_id(uint64_t id);
 void vbt_request_release(vbt_request_t *req);
+void vbt_request_release_held(vbt_request_t *req);
 void vbt_request_cleanup(void);
 /* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
  * every request, so only for slow paths. */
