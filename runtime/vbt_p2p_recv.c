@@ -213,7 +213,7 @@ vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p)
 {
-    vbt_request_t *req = vbt_request_alloc_held(VBT_REQ_RECV);
+    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
 

@@ -158,7 +158,7 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
                                 struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                 unsigned flags, vbt_request_t **req_p)
 {
-    vbt_request_t *req = vbt_request_alloc_held(VBT_REQ_SEND);
+    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_SEND);
     vbt_tl_t *tl;
     vbt_status_t status;
 
