@@ -117,6 +117,13 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
 vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
                                 struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                 unsigned flags, vbt_request_t **req_p);
+/* A blocking send's start, the section held: a contiguous standard-mode message to another
+ * rank that goes in one eager transport send with nothing queued before it is sent at once and
+ * needs no request (*req_p NULL: done; UCX's tag send does the same). Otherwise, or when the
+ * transport has no room now, vbt_p2p_isend_held, whose request the caller waits on. */
+vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                               struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                               unsigned flags, vbt_request_t **req_p);
 vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p);
