@@ -83,7 +83,7 @@ void vbt_p2p_request_done(vbt_request_t *req)
     if (req->flags & VBT_REQF_BSEND)
         vbt_bsend_release(req->bsend_block);
     if (req->flags & VBT_REQF_FREED)
-        vbt_request_release(req);
+        vbt_request_release_held(req);
 }
 
 /* Each installed hook once, unless it is running already (we are inside it). A hook may add

@@ -112,6 +112,21 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
                               vbt_request_t **req_p);
 vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
                                struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p);
+/* isend_dt and irecv_dt take the library's critical section (vbt_rt.cs) for the call; these
+ * are for callers that hold it already (the API's message path takes it once per call). */
+vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                                unsigned flags, vbt_request_t **req_p);
+/* A blocking send's start, the section held: a contiguous standard-mode message to another
+ * rank that goes in one eager transport send with nothing queued before it is sent at once and
+ * needs no request (*req_p NULL: done; UCX's tag send does the same). Otherwise, or when the
+ * transport has no room now, vbt_p2p_isend_held, whose request the caller waits on. */
+vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                               struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                               unsigned flags, vbt_request_t **req_p);
+vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
+                                struct vbt_dtype *dtype, size_t count, int src, int tag,
+                                vbt_request_t **req_p);
 /* Look for a message without receiving it (one progress call first); take removes it from the
  * queue for MPI_Mprobe. *msg_p is NULL when none matches. */
 vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,

@@ -26,14 +26,14 @@ vbt_status_t vbt_p2p_push_ctrl(vbt_request_t *req)
     }
     status = vbt_tl_send(vbt_tl_of(req->peer_world), req->peer_world, &m, len, NULL, 0);
     if (status == VBT_OK)
-        vbt_request_release(req);
+        vbt_request_release_held(req);
     return status;
 }
 
 /* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
 vbt_request_t *vbt_p2p_ctrl_new(int dest_world, uint8_t type, uint64_t id)
 {
-    vbt_request_t *ctrl = vbt_request_alloc(VBT_REQ_CTRL);
+    vbt_request_t *ctrl = vbt_request_alloc_held(VBT_REQ_CTRL);
 
     if (unlikely(ctrl == NULL)) {
         vbt_p2p.failed = VBT_ERR_NO_MEMORY;
@@ -50,7 +50,7 @@ void vbt_p2p_ctrl_send(vbt_request_t *ctrl)
     vbt_status_t status = vbt_p2p_send_or_queue(ctrl);
 
     if (unlikely(status != VBT_OK)) {
-        vbt_request_release(ctrl);
+        vbt_request_release_held(ctrl);
         vbt_p2p.failed = status;
     }
 }

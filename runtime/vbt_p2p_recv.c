@@ -206,7 +206,14 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
                               vbt_request_t **req_p)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
-    vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
+    return vbt_p2p_irecv_held(comm, ctx_index, buf, capacity, dtype, count, src, tag, req_p);
+}
+
+vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
+                                struct vbt_dtype *dtype, size_t count, int src, int tag,
+                                vbt_request_t **req_p)
+{
+    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
 
@@ -251,7 +258,7 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
                                struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
-    vbt_request_t *req = vbt_request_alloc(VBT_REQ_RECV);
+    vbt_request_t *req = vbt_request_alloc_held(VBT_REQ_RECV);
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;

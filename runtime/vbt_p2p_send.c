@@ -27,7 +27,7 @@ void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status)
     req->status_error = vbt_status_to_errclass(status);
     req->flags |= VBT_REQF_HANDED | VBT_REQF_ACKED;
     if (vbt_request_is_ctrl(req))
-        vbt_request_release(req);
+        vbt_request_release_held(req);
     else
         vbt_p2p_request_done(req);
 }
@@ -151,7 +151,49 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
                               unsigned flags, vbt_request_t **req_p)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
-    vbt_request_t *req = vbt_request_alloc(VBT_REQ_SEND);
+    return vbt_p2p_isend_held(comm, ctx_index, buf, bytes, dtype, count, dest, tag, flags, req_p);
+}
+
+vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                               struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                               unsigned flags, vbt_request_t **req_p)
+{
+    if (likely(dtype == NULL && flags == 0 && dest != MPI_PROC_NULL)) {
+        int w = vbt_comm_world_rank(comm, dest);
+        vbt_tl_t *tl;
+
+        if (likely(w != vbt_p2p.my_world && vbt_p2p.sendq[w].head == NULL)) {
+            tl = vbt_tl_of(w);
+            if (likely(bytes <= tl->rndv_threshold &&
+                       bytes <= tl->max_send - sizeof(vbt_p2p_hdr_t))) {
+                vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION,
+                                     .type = VBT_P2P_EAGER,
+                                     .context_id = comm->context_id + (uint32_t)ctx_index,
+                                     .src = comm->rank,
+                                     .tag = tag,
+                                     .len = bytes};
+                vbt_status_t status = vbt_tl_send(tl, w, &hdr, sizeof(hdr), buf, bytes);
+
+                if (likely(status == VBT_OK)) {
+                    vbt_p2p.peer_cnt[w]->msgs_sent++;
+                    vbt_p2p.peer_cnt[w]->bytes_sent += bytes;
+                    *req_p = NULL;
+                    return VBT_OK;
+                }
+                if (status != VBT_ERR_NO_RESOURCE)
+                    return status;
+                /* No room now: a request waits in the queue for it. */
+            }
+        }
+    }
+    return vbt_p2p_isend_held(comm, ctx_index, buf, bytes, dtype, count, dest, tag, flags, req_p);
+}
+
+vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
+                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
+                                unsigned flags, vbt_request_t **req_p)
+{
+    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_SEND);
     vbt_tl_t *tl;
     vbt_status_t status;
 
@@ -212,7 +254,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
         if (vbt_p2p_rndv_puts(tl) && dtype == NULL) {
             status = tl->ops->mem_get(tl, buf, bytes, 0, &req->mem);
             if (unlikely(status != VBT_OK)) {
-                vbt_request_release(req);
+                vbt_request_release_held(req);
                 *req_p = NULL;
                 return status;
             }
@@ -224,7 +266,7 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
     if (unlikely(status != VBT_OK)) {
         if (req->mem != NULL)
             vbt_p2p_mem_release(req);
-        vbt_request_release(req);
+        vbt_request_release_held(req);
         *req_p = NULL;
     }
     return status;

@@ -22,9 +22,8 @@ vbt_request_t *vbt_request_from_id(uint64_t id)
     return req;
 }
 
-vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
+vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind)
 {
-    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
     uint32_t gen;
 
@@ -40,9 +39,14 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
     return req;
 }
 
-void vbt_request_release(vbt_request_t *req)
+vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
+    return vbt_request_alloc_held(kind);
+}
+
+void vbt_request_release_held(vbt_request_t *req)
+{
     if (req->release_fn != NULL) /* a collective's schedule goes with it */
         req->release_fn(req);
     if (req->dtype != NULL) /* MPI_Type_free may have come while the operation was pending */
@@ -50,6 +54,12 @@ void vbt_request_release(vbt_request_t *req)
     if (unlikely(req->flags & VBT_REQF_TMPBUF)) /* MPI_Isendrecv_replace's packed copy */
         free((void *)(uintptr_t)req->bsend_block);
     vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
+}
+
+void vbt_request_release(vbt_request_t *req)
+{
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
+    vbt_request_release_held(req);
 }
 
 void vbt_request_cleanup(void)

@@ -124,7 +124,7 @@ int vbt_api_complete(MPI_Request *request, MPI_Status *status)
         return vbt_api_finish_other(request, status);
     vbt_request_fill_status(req, status);
     err = req->status_error;
-    vbt_request_release(req);
+    vbt_request_release_held(req);
     *request = MPI_REQUEST_NULL;
     return err;
 }

@@ -50,7 +50,7 @@ static int finish(MPI_Request *request, MPI_Status *status)
     if (unlikely(req->kind >= VBT_REQ_PSEND))
         return vbt_api_finish_other(request, status);
     vbt_request_fill_status(req, status);
-    vbt_request_release(req);
+    vbt_request_release_held(req);
     *request = MPI_REQUEST_NULL;
     return err;
 }

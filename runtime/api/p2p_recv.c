@@ -22,27 +22,26 @@ VBT_PMPI_ALIAS(Mrecv_c)
 VBT_PMPI_ALIAS(Imrecv)
 VBT_PMPI_ALIAS(Imrecv_c)
 
+/* The caller has entered the API (VBT_API_ENTER): the critical section is held for the whole
+ * call, the wait included (which gives it up while it spins or sleeps). */
 static inline int start_recv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
                              int source, int tag, MPI_Comm comm, vbt_request_t **req_p)
 {
     vbt_api_data_t d;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
     VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
     VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
-    if (likely(d.dtype == NULL))
-        st = vbt_p2p_irecv(c, VBT_CTX_P2P, d.buf, d.bytes, source, tag, req_p);
-    else
-        st = vbt_p2p_irecv_dt(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, req_p);
+    st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, req_p);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
 }
 
-/* Wait for a receive and report truncation through the communicator's handler. */
+/* Wait for a receive and report truncation through the communicator's handler. The caller has
+ * entered the API (vbt_api_complete releases the request in the section). */
 static int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
 {
     MPI_Request handle = (MPI_Request)req;
@@ -64,8 +63,10 @@ static int recv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype 
                      int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     vbt_request_t *req;
-    int rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
+    int rc;
 
+    VBT_API_ENTER(call);
+    rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
     if (unlikely(rc != MPI_SUCCESS))
         return rc;
     return finish_recv(call, req, status);
@@ -92,6 +93,7 @@ static int irecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype
     if (unlikely(request == NULL))
         return vbt_error_raise(vbt_comm_get(comm), call, MPI_ERR_ARG,
                                "argument request is NULL; pass the address of an MPI_Request");
+    VBT_API_ENTER(call);
     rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
     if (likely(rc == MPI_SUCCESS))
         *request = (MPI_Request)req;
@@ -119,6 +121,7 @@ static int sendrecv_impl(const char *call, const void *sendbuf, MPI_Count sendco
     vbt_request_t *rreq;
     int rc, src;
 
+    VBT_API_ENTER(call);
     /* Post the receive first so a matching send from a peer doing the same never waits. */
     rc = start_recv(call, recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq);
     if (rc != MPI_SUCCESS)
@@ -287,6 +290,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     return probe("MPI_Improbe", source, tag, comm, 0, 1, flag, message, status);
 }
 
+/* The caller has entered the API, as for start_recv. */
 static int start_mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
                        MPI_Message *message, vbt_request_t **req_p)
 {
@@ -296,7 +300,6 @@ static int start_mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatyp
     vbt_api_data_t d;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
     VBT_API_PTR(NULL, call, message, "message");
     if (*message == MPI_MESSAGE_NO_PROC) {
         st = vbt_p2p_irecv(&vbt_comm_self, VBT_CTX_P2P, buf, 0, MPI_PROC_NULL, 0, req_p);
@@ -326,8 +329,10 @@ static int mrecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype
                       MPI_Message *message, MPI_Status *status)
 {
     vbt_request_t *req;
-    int rc = start_mrecv(call, buf, count, datatype, message, &req);
+    int rc;
 
+    VBT_API_ENTER(call); /* to the end: finish_recv releases the request */
+    rc = start_mrecv(call, buf, count, datatype, message, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     return finish_recv(call, req, status);
@@ -353,6 +358,7 @@ static int imrecv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatyp
 
     if (request == NULL)
         return vbt_error_raise(NULL, call, MPI_ERR_ARG, "argument request is NULL");
+    VBT_API_ENTER(call);
     rc = start_mrecv(call, buf, count, datatype, message, &req);
     if (rc == MPI_SUCCESS)
         *request = (MPI_Request)req;

@@ -23,24 +23,26 @@ VBT_PMPI_ALIAS(Irsend_c)
 VBT_PMPI_ALIAS(Ibsend)
 VBT_PMPI_ALIAS(Ibsend_c)
 
-/* Check the arguments and start the send; blocking callers then wait on *req_p. */
+/* Check the arguments and start the send; blocking callers then wait on *req_p. The caller
+ * has entered the API (VBT_API_ENTER): the critical section is held for the whole call, so the
+ * engine's functions are called in their _held forms. */
 static inline int start_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
-                             int dest, int tag, MPI_Comm comm, unsigned flags,
+                             int dest, int tag, MPI_Comm comm, unsigned flags, int blocking,
                              vbt_request_t **req_p)
 {
     vbt_api_data_t d;
     vbt_status_t st;
 
-    VBT_API_ENTER(call);
     VBT_API_COMM(c, comm, call);
     VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
     VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
-    if (likely(d.dtype == NULL))
-        st = vbt_p2p_isend(c, VBT_CTX_P2P, d.buf, d.bytes, dest, tag, flags, req_p);
+    if (blocking) /* *req_p NULL: sent already */
+        st = vbt_p2p_send_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, dest, tag, flags,
+                               req_p);
     else
-        st = vbt_p2p_isend_dt(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, dest, tag, flags,
-                              req_p);
+        st = vbt_p2p_isend_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, dest, tag, flags,
+                                req_p);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
     return MPI_SUCCESS;
@@ -51,13 +53,15 @@ static inline int blocking_send(const char *call, const void *buf, MPI_Count cou
 {
     vbt_request_t *req;
     MPI_Request handle;
-    int rc = start_send(call, buf, count, dt, dest, tag, comm, flags, &req);
+    int rc;
 
-    if (unlikely(rc != MPI_SUCCESS))
+    VBT_API_ENTER(call);
+    rc = start_send(call, buf, count, dt, dest, tag, comm, flags, 1, &req);
+    if (unlikely(rc != MPI_SUCCESS) || likely(req == NULL))
         return rc;
     if (likely(req->complete)) { /* eager: already with the transport */
         rc = req->status_error;
-        vbt_request_release(req);
+        vbt_request_release_held(req);
         return likely(rc == MPI_SUCCESS)
                    ? rc
                    : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
@@ -78,7 +82,8 @@ static inline int nonblocking_send(const char *call, const void *buf, MPI_Count 
     if (unlikely(request == NULL))
         return vbt_error_raise(vbt_comm_get(comm), call, MPI_ERR_ARG,
                                "argument request is NULL; pass the address of an MPI_Request");
-    rc = start_send(call, buf, count, dt, dest, tag, comm, flags, &req);
+    VBT_API_ENTER(call);
+    rc = start_send(call, buf, count, dt, dest, tag, comm, flags, 0, &req);
     if (likely(rc == MPI_SUCCESS))
         *request = (MPI_Request)req;
     return rc;

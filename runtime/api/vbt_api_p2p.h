@@ -105,7 +105,8 @@ static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, in
                                    "argument " _name " is NULL; pass a valid address");            \
     } while (0)
 
-/* Wait for one request, fill status, free it and null the handle; returns its error class. */
+/* Wait for one request, fill status, free it and null the handle; returns its error class. The
+ * caller has entered the API (holds the critical section; the wait gives it up meanwhile). */
 int vbt_api_complete(MPI_Request *request, MPI_Status *status);
 /* Wait until req is complete, composite requests included (vbt_request_done). */
 vbt_status_t vbt_api_wait(vbt_request_t *req);
