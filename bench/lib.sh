@@ -135,7 +135,9 @@ ratio() {
 # callgrind: instructions per 8-byte ping-pong iteration (bench/shm --callgrind, bench/run
 # --callgrind). The caller sets out (absolute), run_timeout, cg_n (N), launch[LIB] (the launch
 # command of 2 ranks, ending in "-n 2") and a function record NAME RC SECONDS; the programs are
-# $out/bin/LIB/vbt_osu_latency.
+# $out/bin/LIB/vbt_osu_latency. cg_opts (an array, optional) adds valgrind options: bench/run
+# counts only inside MPI_Send and MPI_Recv (--toggle-collect), leaving out start-up and
+# finalize, whose waits poll a different number of times in every run.
 # ---------------------------------------------------------------------------------------------
 
 # cg_run LIB RANK ITERS TRIAL: vbt_osu_latency -m 8:8 -i ITERS -x 0 with rank RANK under
@@ -153,7 +155,7 @@ cg_run() {
     # shellcheck disable=SC2016 # expanded by that shell
     local -a wrapped=(sh -c 'echo $$ >"$0"; o=$1; shift
         exec valgrind -q --tool=callgrind --callgrind-out-file="$o.%p" "$@"'
-        "$pidf" "$out/logs/$name.out" "$exe" "${args[@]}")
+        "$pidf" "$out/logs/$name.out" ${cg_opts[@]+"${cg_opts[@]}"} "$exe" "${args[@]}")
     launcher=("${launcher[@]:0:${#launcher[@]}-2}") # without "-n 2"
     if [ "$rank" = 0 ]; then
         l0=(-n 1 "${wrapped[@]}") l1=(-n 1 "$exe" "${args[@]}")
