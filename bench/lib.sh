@@ -218,14 +218,22 @@ cg_top() {
 
 # cg_fit: a least-squares line y = a + b x through the points "x y" on stdin (x: empty polls per
 # iteration, y: Ir per iteration, one point per pair of runs at N and 2N); prints "a b
-# largest-residual points", or fails when there are fewer than 2 points or all x are equal (then
-# a and b cannot be told apart).
+# largest-residual points". When the x are all within 0.5 of each other b cannot be told: if
+# they are all near 0 (the reply was there at the first poll) a is the mean y and b "-",
+# otherwise it fails, as it does with no point.
 cg_fit() {
-    awk 'NF >= 2 { n++; x[n] = $1; y[n] = $2; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2 }
+    awk 'NF >= 2 { n++; x[n] = $1; y[n] = $2; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2
+                   if (n == 1 || $1 < lo) lo = $1; if (n == 1 || $1 > hi) hi = $1 }
         END {
-            if (n < 2) exit 1
+            if (n < 1) exit 1
+            if (hi - lo < 0.5) {
+                if (lo < -0.1 || hi > 0.1) exit 1
+                a = sy / n
+                for (i = 1; i <= n; i++) { r = y[i] - a; if (r < 0) r = -r; if (r > m) m = r }
+                printf "%.1f - %.1f %d\n", a, m, n
+                exit 0
+            }
             d = n * sxx - sx * sx
-            if (d <= 1e-9 * n * n) exit 1
             b = (n * sxy - sx * sy) / d; a = (sy - b * sx) / n
             for (i = 1; i <= n; i++) { r = y[i] - a - b * x[i]; if (r < 0) r = -r; if (r > m) m = r }
             printf "%.1f %.1f %.1f %d\n", a, b, m, n
