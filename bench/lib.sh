@@ -130,3 +130,112 @@ num() {
 ratio() {
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'
 }
+
+# ---------------------------------------------------------------------------------------------
+# callgrind: instructions per 8-byte ping-pong iteration (bench/shm --callgrind, bench/run
+# --callgrind). The caller sets out (absolute), run_timeout, cg_n (N), launch[LIB] (the launch
+# command of 2 ranks, ending in "-n 2") and a function record NAME RC SECONDS; the programs are
+# $out/bin/LIB/vbt_osu_latency. cg_opts (an array, optional) adds valgrind options: bench/run
+# counts only inside MPI_Send and MPI_Recv (--toggle-collect), leaving out start-up and
+# finalize, whose waits poll a different number of times in every run.
+# ---------------------------------------------------------------------------------------------
+
+# cg_run LIB RANK ITERS TRIAL: vbt_osu_latency -m 8:8 -i ITERS -x 0 with rank RANK under
+# callgrind and the other native (MPMD launch); prints the counted rank's Ir, or fails. The
+# profile is logs/cg-LIB-rRANK-nITERS-tTRIAL.callgrind.
+cg_run() {
+    local k=$1 rank=$2 n=$3 t=$4 rc t0 ir name=cg-$1-r$2-n$3-t$4 pidf
+    local exe=$out/bin/$k/vbt_osu_latency
+    local -a args=(-m 8:8 -i "$n" -x 0 --csv) l0 l1 env=()
+    # shellcheck disable=SC2206 # the launch command is words
+    local -a launcher=(${launch[$k]})
+    pidf=$out/logs/$name.pid
+    # The counted process is the one valgrind starts: its pid is the wrapper shell's ($$, which
+    # exec replaces), so its file is found among those of any children it forks.
+    # shellcheck disable=SC2016 # expanded by that shell
+    local -a wrapped=(sh -c 'echo $$ >"$0"; o=$1; shift
+        exec valgrind -q --tool=callgrind --callgrind-out-file="$o.%p" "$@"'
+        "$pidf" "$out/logs/$name.out" ${cg_opts[@]+"${cg_opts[@]}"} "$exe" "${args[@]}")
+    launcher=("${launcher[@]:0:${#launcher[@]}-2}") # without "-n 2"
+    if [ "$rank" = 0 ]; then
+        l0=(-n 1 "${wrapped[@]}") l1=(-n 1 "$exe" "${args[@]}")
+    else
+        l0=(-n 1 "$exe" "${args[@]}") l1=(-n 1 "${wrapped[@]}")
+    fi
+    [ "$k" = verbatim ] && env=(env VBT_PROGRESS="${BENCH_CG_PROGRESS:-spin}")
+    t0=$SECONDS
+    timeout "$run_timeout" "${env[@]}" "${launcher[@]}" "${l0[@]}" : "${l1[@]}" >"logs/$name.csv" \
+        2>"logs/$name.err"
+    rc=$?
+    record "$name" $rc $((SECONDS - t0))
+    # Keep the counted process's profile (logs/NAME.callgrind), drop those of its children.
+    mv -f "logs/$name.out.$(cat "$pidf" 2>/dev/null)" "logs/$name.callgrind" 2>/dev/null
+    rm -f logs/"$name".out.* "$pidf"
+    ir=$(awk '/^summary:/ { print $2; exit }' "logs/$name.callgrind" 2>/dev/null)
+    if [ $rc -ne 0 ] || [ -z "$ir" ]; then
+        say "${rival_label[$k]}: callgrind run $name failed (exit $rc; logs/$name.err)"
+        return 1
+    fi
+    echo "$ir"
+}
+
+# cg_polls FILE [REGEX]: the calls of the library's progress function in a callgrind profile
+# (by default, for shm: Verbatim's vbt_p2p_progress, Open MPI's opal_progress, MPICH over UCX:
+# ucp_worker_progress; REGEX, an awk regex of whole names, chooses others): how often the
+# counted rank polled. Function names are compressed in the file ("fn=(id) name" the first
+# time, "fn=(id)" afterwards; fn and cfn share the ids); "calls=" follows its "cfn=".
+cg_polls() {
+    awk -v re="${2:-^(vbt_p2p_progress|opal_progress|ucp_worker_progress)\$}" '/^c?fn=\(/ {
+            id = $1; sub(/^c?fn=/, "", id); sub(/\).*/, ")", id)
+            nm = $0; sub(/^c?fn=\([0-9]+\) ?/, "", nm)
+            if (nm != "") name[id] = nm
+            if ($0 ~ /^cfn=/) cur = id
+            next
+        }
+        /^calls=/ { c = $1; sub(/^calls=/, "", c); calls[cur] += c }
+        END {
+            for (id in calls)
+                if (name[id] ~ re) n += calls[id]
+            print n + 0
+        }' "$1"
+}
+
+# cg_top FILE_N FILE_2N: per function (self cost), (I(2N) - I(N)) / N, the largest first.
+cg_top() {
+    {
+        callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null | sed 's/^/A /'
+        callgrind_annotate --auto=no --inclusive=no --threshold=100 "$2" 2>/dev/null | sed 's/^/B /'
+    } | awk -v n="$cg_n" '
+        $2 ~ /^[0-9,]+$/ && $3 ~ /^\(/ && $0 !~ /PROGRAM TOTALS/ {
+            v = $2; gsub(",", "", v)
+            f = $0; sub(/^[AB] +[0-9,]+ +\([^)]*\) +/, "", f)
+            sub(/ \[.*\//, " [", f) # only the base name of the library
+            if ($1 == "A") a[f] += v; else b[f] += v
+        }
+        END { for (f in b) { d = (b[f] - a[f]) / n; if (d >= 1) printf "%10.1f  %s\n", d, f } }' |
+        sort -rn
+}
+
+# cg_fit: a least-squares line y = a + b x through the points "x y" on stdin (x: empty polls per
+# iteration, y: Ir per iteration, one point per pair of runs at N and 2N); prints "a b
+# largest-residual points". When the x are all within 0.5 of each other b cannot be told: if
+# they are all near 0 (the reply was there at the first poll) a is the mean y and b "-",
+# otherwise it fails, as it does with no point.
+cg_fit() {
+    awk 'NF >= 2 { n++; x[n] = $1; y[n] = $2; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2
+                   if (n == 1 || $1 < lo) lo = $1; if (n == 1 || $1 > hi) hi = $1 }
+        END {
+            if (n < 1) exit 1
+            if (hi - lo < 0.5) {
+                if (lo < -0.1 || hi > 0.1) exit 1
+                a = sy / n
+                for (i = 1; i <= n; i++) { r = y[i] - a; if (r < 0) r = -r; if (r > m) m = r }
+                printf "%.1f - %.1f %d\n", a, m, n
+                exit 0
+            }
+            d = n * sxx - sx * sx
+            b = (n * sxy - sx * sy) / d; a = (sy - b * sx) / n
+            for (i = 1; i <= n; i++) { r = y[i] - a - b * x[i]; if (r < 0) r = -r; if (r > m) m = r }
+            printf "%.1f %.1f %.1f %d\n", a, b, m, n
+        }'
+}
