@@ -29,9 +29,7 @@ vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind)
 
     if (unlikely(req == NULL))
         return NULL;
-    /* A freed request keeps its generation (the pool writes only magic and link); a new one
-     * has 0. */
-    gen = req->gen + 1 != 0 ? req->gen + 1 : 1; /* 0 would let id 0 name a request */
+    gen = vbt_request_next_gen(req);
     memset(req, 0, sizeof(*req));
     req->magic = VBT_REQUEST_MAGIC;
     req->kind = (uint8_t)kind;

@@ -125,15 +125,21 @@ vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind);
  * bytes are the caller's to set. The fields read only under a flag or a kind that says they
  * were written (bsend_block, ack_id, the rendezvous and control fields, dcount, x) keep what
  * the slot held. */
+/* The generation a slot's next request gets: a freed request keeps its generation (the pool
+ * writes only magic and link), a new slot has 0, and 0 is skipped (it would let id 0 name a
+ * request). */
+static inline uint32_t vbt_request_next_gen(const vbt_request_t *req)
+{
+    return req->gen + 1 != 0 ? req->gen + 1 : 1;
+}
+
 static inline vbt_request_t *vbt_request_alloc_msg(vbt_req_kind_t kind)
 {
     vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
 
     if (unlikely(req == NULL))
         return NULL;
-    /* A freed request keeps its generation (the pool writes only magic and link); a new one
-     * has 0. 0 would let id 0 name a request. */
-    req->gen = req->gen + 1 != 0 ? req->gen + 1 : 1;
+    req->gen = vbt_request_next_gen(req);
     req->magic = VBT_REQUEST_MAGIC;
     req->kind = (uint8_t)kind;
     req->complete = 0;
