@@ -292,6 +292,14 @@ static vbt_status_t vbt_shm_init(const vbt_tl_job_t *job, const vbt_tl_upcalls_t
         goto err_destroy_segment;
     }
     cma_allow_peers(shm); /* before we publish: the peers probe after the fence */
+    if (vbt_cfg.shm_membarrier) {
+        int rc = vbt_shm_bell_asym_register();
+        shm->asym = rc == 0;
+        if (rc != 0)
+            vbt_debug("membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED): %s: every "
+                      "on-node send takes a memory fence",
+                      strerror(-rc));
+    }
     shm->cma_probe = shm->cookie;
     for (int i = 0; i < n; i++) {
         vbt_shm_peer_t *p = &shm->peers[i];
@@ -390,6 +398,7 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
         p->pid = (pid_t)m.pid;
         p->cookie = m.cookie;
         p->cma_addr = m.cma_addr;
+        p->send_fence = !(shm->asym && (m.flags & VBT_SHM_ADDR_ASYM));
         vbt_shm_bell_addr((pid_t)m.pid, m.cookie, &p->bell);
         st2 = vbt_shm_segment_map_peer(shm, p, &m, why, sizeof(why));
         if (st2 == VBT_ERR_UNREACHABLE)
@@ -439,8 +448,9 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
     shm->last_liveness_ns = vbt_now_ns();
     shm->wired = 1;
     vbt_info("shared memory: %d of %d local peers reachable, rings of %u cells of %u bytes, "
-             "CMA %s",
+             "sends %s, CMA %s",
              mapped, shm->local_size - 1, VBT_SHM_RING_DEPTH, VBT_SHM_CELL_DATA,
+             shm->asym ? "without a fence (membarrier)" : "with a fence",
              (shm->super.caps & VBT_TL_CAP_READ_PEER) ? "on"
              : shm->cma_available                     ? "off (VBT_SHM_CMA=0)"
                                                       : "off");
@@ -640,8 +650,13 @@ static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hd
         memcpy(cell->data + hdr_len, payload, len);
     cell->len = (uint32_t)(hdr_len + len);
     vbt_shm_ring_commit(&p->tx, cell);
-    /* Dekker with sleep_begin: our seq store before our look at its state. */
-    atomic_thread_fence(memory_order_seq_cst);
+    /* Dekker with sleep_begin: our seq store before our look at its state. Where both of us
+     * use membarrier, its announcement of a sleep fences for us (vbt_shm_bell.h): here only the
+     * compiler must keep the order. */
+    if (unlikely(p->send_fence))
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
     state = atomic_load_explicit(&p->hdr->state, memory_order_relaxed);
     if (unlikely(state != 0))
         return send_notify(p, state);
@@ -751,6 +766,23 @@ static vbt_status_t vbt_shm_check_liveness(vbt_tl_iface_t *iface)
     return check_peers(shm);
 }
 
+/* membarrier refused after it was registered (it should not: the kernel documents no such
+ * failure): the peers that send without a fence may have a cell we cannot see yet, so no
+ * sleep; the caller polls again. Said once. */
+static VBT_NOINLINE_COLD vbt_status_t announce_failed(vbt_shm_iface_t *shm, int rc, int *sleep_p)
+{
+    if (!shm->asym_warned) {
+        shm->asym_warned = 1;
+        vbt_warn("membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) failed: %s; this rank polls "
+                 "instead of sleeping while it waits for ranks of its node",
+                 strerror(-rc));
+    }
+    if (vbt_shm_bell_retract(&shm->hdr->state))
+        shm->bell_owed = 1; /* a sender took it: its datagram comes anyway */
+    *sleep_p = 0;
+    return VBT_OK;
+}
+
 static vbt_status_t vbt_shm_sleep_begin(vbt_tl_iface_t *iface, int *sleep_p)
 {
     vbt_shm_iface_t *shm = vbt_shm_iface(iface);
@@ -771,7 +803,9 @@ static vbt_status_t vbt_shm_sleep_begin(vbt_tl_iface_t *iface, int *sleep_p)
         shm->bell_owed = 0;
         vbt_shm_bell_drain(shm->bell_fd);
     }
-    vbt_shm_bell_announce(&shm->hdr->state);
+    n = vbt_shm_bell_announce(&shm->hdr->state, shm->asym);
+    if (unlikely(n != 0))
+        return announce_failed(shm, n, sleep_p);
     if (anything_pending(shm)) {
         if (vbt_shm_bell_retract(&shm->hdr->state))
             shm->bell_owed = 1; /* a sender took it: its datagram comes anyway */
@@ -869,6 +903,14 @@ static void vbt_shm_describe(FILE *out)
             "  rings of %u cells of %u bytes per pair of ranks, in memfd segments; messages "
             "above %zu bytes by rendezvous\n",
             VBT_SHM_RING_DEPTH, VBT_SHM_CELL_DATA, vbt_cfg.shm_rndv_threshold);
+    if (!vbt_cfg.shm_membarrier)
+        fprintf(out, "  sends: a memory fence each (VBT_SHM_MEMBARRIER=0)\n");
+    else if (vbt_shm_bell_asym_available())
+        fprintf(out, "  sends: no memory fence (a rank about to sleep calls membarrier(2) "
+                     "instead)\n");
+    else
+        fprintf(out, "  sends: a memory fence each (this kernel has no "
+                     "MEMBARRIER_CMD_GLOBAL_EXPEDITED)\n");
     if (!vbt_cfg.shm_cma)
         fprintf(out, "  CMA single-copy reads: off (VBT_SHM_CMA=0): large messages stream "
                      "through the rings\n");

@@ -6,9 +6,11 @@
 #include "vbt_shm_bell.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void vbt_shm_bell_addr(pid_t pid, uint64_t cookie, vbt_shm_bell_addr_t *addr_p)
@@ -45,11 +47,51 @@ int vbt_shm_bell_open(pid_t pid, uint64_t cookie)
     return fd;
 }
 
-void vbt_shm_bell_announce(_Atomic uint32_t *state)
+static int membarrier(int cmd)
+{
+#ifdef __NR_membarrier
+    return (int)syscall(__NR_membarrier, cmd, 0, 0);
+#else
+    (void)cmd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/* 0 when the kernel offers both commands, else -errno (-ENOSYS: it lacks them). */
+static int asym_query(void)
+{
+    const int want = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
+    int mask = membarrier(MEMBARRIER_CMD_QUERY);
+
+    if (mask < 0)
+        return -errno;
+    return (mask & want) == want ? 0 : -ENOSYS;
+}
+
+int vbt_shm_bell_asym_available(void)
+{
+    return asym_query() == 0;
+}
+
+int vbt_shm_bell_asym_register(void)
+{
+    int rc = asym_query();
+
+    if (rc != 0)
+        return rc;
+    return membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0 ? 0 : -errno;
+}
+
+int vbt_shm_bell_announce(_Atomic uint32_t *state, int asym)
 {
     atomic_fetch_or_explicit(state, VBT_SHM_SLEEPING, memory_order_seq_cst);
     /* Dekker with the sender: our SLEEPING before our look at the rings. */
     atomic_thread_fence(memory_order_seq_cst);
+    /* ... and the sender's cell before its look at our state, for senders that do not fence. */
+    if (asym && membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+        return -errno;
+    return 0;
 }
 
 int vbt_shm_bell_retract(_Atomic uint32_t *state)

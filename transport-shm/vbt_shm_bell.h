@@ -43,15 +43,37 @@ void vbt_shm_bell_addr(pid_t pid, uint64_t cookie, vbt_shm_bell_addr_t *addr_p);
  * vbt_shm_bell_addr(pid, cookie). Returns the fd, or -errno (nothing left open). */
 int vbt_shm_bell_open(pid_t pid, uint64_t cookie);
 
-/* Receiver: announce the sleep (state |= SLEEPING, then a seq_cst fence). The caller then looks
- * at everything a peer may post before it sleeps. */
-void vbt_shm_bell_announce(_Atomic uint32_t *state);
+/* Asymmetric fences. Dekker's protocol needs a full fence on both sides: the sender's between
+ * its store of a cell and its load of the receiver's state, the receiver's between its store of
+ * SLEEPING and its look at the rings. The sender's is the costly one: it waits until the cell's
+ * cache line, which the receiver read last lap, is back in the sender's cache, so every message
+ * waits for one line's trip between the cores instead of the stores of many messages
+ * overlapping (it halved the 8-byte message rate). The sleeper instead calls
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) after its store: every processor running a
+ * process registered for it executes a full barrier, so a sender whose store came before that
+ * point has made it visible, and one whose load of the state comes after it sees SLEEPING. The
+ * sender then only keeps its store before its load in program order (a compiler barrier). It is
+ * the kernel's own use case for membarrier (liburcu's asymmetric fences). */
+
+/* Register this process for MEMBARRIER_CMD_GLOBAL_EXPEDITED: 0, or -errno when the kernel
+ * (before 4.16) or a seccomp filter refuses; then its sends must fence. */
+int vbt_shm_bell_asym_register(void);
+
+/* Does the kernel offer it (a query, no registration)? For verbatim-info. */
+int vbt_shm_bell_asym_available(void);
+
+/* Receiver: announce the sleep (state |= SLEEPING, then a full fence; with asym, also the
+ * membarrier above, for peers that send without a fence). The caller then looks at everything a
+ * peer may post before it sleeps. 0, or -errno when the membarrier failed: the caller must not
+ * sleep (a sender's cell may be unseen). */
+int vbt_shm_bell_announce(_Atomic uint32_t *state, int asym);
 
 /* Receiver, having slept or called the sleep off: state &= ~SLEEPING. 1 when a peer had
  * cleared it already: that peer sent us a datagram, or is about to. */
 int vbt_shm_bell_retract(_Atomic uint32_t *state);
 
-/* Sender, after publishing what the receiver must see, a seq_cst fence, and finding SLEEPING in
+/* Sender, after publishing what the receiver must see, a seq_cst fence (or, when both sides
+ * use membarrier, a compiler barrier), and finding SLEEPING in
  * the receiver's state: take the flag, and if we took it, send one byte from our socket fd to
  * the receiver's address (MSG_DONTWAIT). 1: we rang (sent, or the receiver's queue is full:
  * its socket is readable already); 0: someone else took the flag, nothing sent; -errno: sendto

@@ -36,13 +36,16 @@
  * derive the name from the address blob they read anyway, and nothing is in the file system.
  * It is a socket, not a futex, so that the runtime can sleep on it and on the other
  * transports' wake-up descriptors in one poll() (the wait_fd op).
- *   receiver (sleep_begin):  state |= SLEEPING; fence(seq_cst); poll all rings;
+ *   receiver (sleep_begin):  state |= SLEEPING; fence(seq_cst) [membarrier]; poll all rings;
  *                            something? state &= ~SLEEPING, deliver, do not sleep
  *   caller:                  poll(our socket and its own fds, <= 500 ms)
  *   receiver (sleep_end):    state &= ~SLEEPING; recv(MSG_DONTWAIT) until EAGAIN
- *   sender (send):           write cell; seq = t+1 (release); fence(seq_cst);
+ *   sender (send):           write cell; seq = t+1 (release); fence(seq_cst) [or none];
  *                            load state; SLEEPING? if (fetch_and(&state, ~SLEEPING) had it)
  *                            sendto(its socket, 1 byte, MSG_DONTWAIT)
+ * The bracketed forms are the asymmetric ones (vbt_shm_bell.h): where both ranks registered for
+ * membarrier (VBT_SHM_ADDR_ASYM), the sleeper's membarrier does the sender's fence for it, and a
+ * send takes none; a pair where either could not register keeps the sender's fence.
  * No wake-up is lost. The two seq_cst fences make it Dekker's: in every sleep announced after
  * the state the sender's load read, the receiver's look at the rings sees the new cell and
  * calls the sleep off. A sleep announced before is over, except the one whose SLEEPING the
@@ -79,7 +82,7 @@
 #include "vbt_tl_ops.h"
 
 #define VBT_SHM_MAGIC   0x0131304d48535456ull /* "VTSHM01\1" */
-#define VBT_SHM_VERSION 2                     /* 2: a socket doorbell instead of a futex word */
+#define VBT_SHM_VERSION 3 /* 2: a socket doorbell instead of a futex word; 3: flags */
 #define VBT_SHM_PAGE    4096
 
 /* state bits: VBT_SHM_SLEEPING (vbt_shm_bell.h), and: */
@@ -136,7 +139,13 @@ typedef struct {
     uint64_t pidns_dev; /* our PID namespace (stat of /proc/self/ns/pid): /proc/<pid> means */
     uint64_t pidns_ino; /* us only to peers in the same one */
     uint64_t cma_addr;  /* address of a word holding cookie, for the peers' CMA probe */
+    uint32_t flags;     /* VBT_SHM_ADDR_* */
+    uint32_t reserved;
 } vbt_shm_addr_t;
+
+/* flags: we are registered for membarrier and announce our sleeps with it (vbt_shm_bell.h), so
+ * a peer that is registered too may send to us without a fence. */
+#define VBT_SHM_ADDR_ASYM 0x1u
 
 typedef struct vbt_shm_iface vbt_shm_iface_t;
 
@@ -147,6 +156,7 @@ typedef struct {
     int reachable;   /* its segment is mapped: we can send to it */
     int dead;        /* found exited (pidfd readable) */
     int failed;      /* sends fail: dead, or it finalized (said once) */
+    int send_fence;  /* our sends to it need a full fence: it or we cannot use membarrier */
     int broken;      /* it wrote a corrupt cell: we no longer read its ring */
     int cma_ok;      /* process_vm_readv of it works */
     int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
@@ -204,6 +214,8 @@ struct vbt_shm_iface {
     int asleep;      /* between a sleep_begin that said sleep and its sleep_end */
     int bell_owed;   /* a peer took our SLEEPING but its datagram was not there yet */
     int bell_warned; /* a failed sendto was logged at warn (once) */
+    int asym;        /* registered for membarrier: our sleeps are announced with it */
+    int asym_warned; /* a failed membarrier was logged at warn (once) */
     int memfd;
     void *seg;
     size_t seg_size;

@@ -163,6 +163,7 @@ void vbt_shm_segment_pack(const vbt_shm_iface_t *shm, vbt_shm_addr_t *a)
         a->pidns_ino = (uint64_t)st.st_ino;
     }
     a->cma_addr = (uint64_t)(uintptr_t)&shm->cma_probe;
+    a->flags = shm->asym ? VBT_SHM_ADDR_ASYM : 0;
 }
 
 /* Open, map and check peer p's segment as its address m describes; then attach our outbound

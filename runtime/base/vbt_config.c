@@ -24,6 +24,7 @@ vbt_config_t vbt_cfg = {
     .thread_level = "single",
     .shm_rndv_threshold = 16384,
     .shm_cma = 1,
+    .shm_membarrier = 1,
     .win_allocate_shm = 1,
     .rma_nic_atomics = 1,
     .coll_bcast = "auto",
@@ -123,6 +124,14 @@ static const vbt_knob_t knobs[] = {
      {.i = &vbt_cfg.shm_cma},
      "1: large on-node messages are read with one copy (CMA) where the kernel permits it; 0: "
      "never, they are streamed through the rings (two copies) as where CMA is refused"},
+    {"VBT_SHM_MEMBARRIER",
+     "1",
+     VBT_KNOB_BOOL,
+     {.i = &vbt_cfg.shm_membarrier},
+     "1: an on-node send takes no memory fence; a rank about to sleep makes its senders' "
+     "processors order their stores with one membarrier(2) system call instead (where the "
+     "kernel offers MEMBARRIER_CMD_GLOBAL_EXPEDITED); 0: every send takes a full fence, so "
+     "that a sleeping receiver is never missed"},
     {"VBT_WIN_ALLOCATE_SHM",
      "1",
      VBT_KNOB_BOOL,

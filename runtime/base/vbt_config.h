@@ -48,6 +48,7 @@ typedef struct {
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
     size_t unexp_max;          /* VBT_UNEXP_MAX: bytes unexpected messages may take; 0: no bound */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */
+    int shm_membarrier;        /* VBT_SHM_MEMBARRIER: 0 fences every on-node send instead */
     int win_allocate_shm;      /* VBT_WIN_ALLOCATE_SHM: 0 keeps MPI_Win_allocate memory private */
     int rma_nic_atomics;       /* VBT_RMA_NIC_ATOMICS: 0 keeps every accumulate a message */
     /* VBT_COLL_<NAME>: "auto" or the algorithm that collective always uses (vbt_coll_select.c) */
