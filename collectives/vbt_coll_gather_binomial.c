@@ -14,7 +14,7 @@ vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t
                                       int root)
 {
     int n = comm->size, me = comm->rank;
-    int vr = (me - root + n) % n, sub = n;
+    int vr = me >= root ? me - root : me - root + n, sub = n;
     /* One rank's block is the same number of bytes everywhere: the root's recvcount/recvtype,
      * elsewhere sendcount/sendtype (recv arguments mean nothing there). The accumulating buffer
      * counts in elements of bt, bc of them per block. */
@@ -28,6 +28,13 @@ vbt_status_t vbt_coll_gather_binomial(vbt_comm_t *comm, const void *sbuf, size_t
             sub = mask < n - vr ? mask : n - vr;
             break;
         }
+    }
+    if (me != root && sub == 1) {
+        /* A leaf (every rank but the root at 2 ranks, half of them at any size) sends its
+         * block straight from sbuf: no temporary to allocate, fill and free. */
+        int parent = me - (vr & -vr);
+        return vbt_coll_send(comm, sbuf, scount, sdt, parent < 0 ? parent + n : parent,
+                             VBT_COLL_TAG_GATHER);
     }
     if (me == root && root == 0) {
         acc = rbuf;

@@ -13,12 +13,12 @@ vbt_status_t vbt_coll_scatter_binomial(vbt_comm_t *comm, const void *sbuf, size_
                                        MPI_Datatype rdt, int root)
 {
     int n = comm->size, me = comm->rank;
-    int vr = (me - root + n) % n, sub = n, mask = 1, nreq = 0;
+    int vr = me >= root ? me - root : me - root + n, sub = n, mask = 1, nreq = 0;
     /* Bytes of one rank's block (the same everywhere); the buffer the blocks are sent from
      * counts in elements of bt, bc of them per block. */
     size_t bc = me == root ? vbt_coll_bytes(scount, sdt) : vbt_coll_bytes(rcount, rdt);
     MPI_Datatype bt = MPI_BYTE;
-    vbt_request_t *reqs[32] = {NULL};
+    vbt_request_t *reqs[32]; /* one a round at most; vbt_coll_finish reads the first nreq */
     void *tmp = NULL;
     const void *acc;
     vbt_status_t st = VBT_OK;
@@ -28,6 +28,13 @@ vbt_status_t vbt_coll_scatter_binomial(vbt_comm_t *comm, const void *sbuf, size_
             sub = mask < n - vr ? mask : n - vr;
             break;
         }
+    }
+    if (me != root && sub == 1) {
+        /* A leaf (every rank but the root at 2 ranks, half of them at any size) receives its
+         * block straight into rbuf: no temporary to allocate, copy out of and free. */
+        int parent = me - mask;
+        return vbt_coll_recv(comm, rbuf, rcount, rdt, parent < 0 ? parent + n : parent,
+                             VBT_COLL_TAG_SCATTER);
     }
     if (me == root && root == 0) {
         acc = sbuf;

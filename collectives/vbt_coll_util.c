@@ -17,6 +17,7 @@
 #include "vbt_datatype.h"
 #include "vbt_log.h"
 #include "vbt_p2p.h"
+#include "vbt_runtime.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,9 +132,14 @@ vbt_status_t vbt_coll_isend(vbt_comm_t *comm, const void *buf, size_t count, MPI
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
 
-    if (t->contig)
-        return vbt_p2p_isend(comm, VBT_CTX_COLL, (const char *)buf + t->true_lb, count * t->size,
-                             dest, tag, 0, req_p);
+    if (t->contig) {
+        VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
+        /* A message that goes eagerly at once is the transport's: no request to allocate, wait
+         * on and free (*req_p NULL, which vbt_coll_finish and the schedules skip), as for
+         * MPI_Send. An 8-byte rooted collective at 2 ranks is one such message a call. */
+        return vbt_p2p_send_held(comm, VBT_CTX_COLL, (const char *)buf + t->true_lb,
+                                 count * t->size, NULL, 0, dest, tag, 0, req_p);
+    }
     return vbt_p2p_isend_dt(comm, VBT_CTX_COLL, buf, count * t->size, t, count, dest, tag, 0,
                             req_p);
 }
@@ -142,11 +148,12 @@ vbt_status_t vbt_coll_irecv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datat
                             int tag, vbt_request_t **req_p)
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
+    VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
 
     if (t->contig)
-        return vbt_p2p_irecv(comm, VBT_CTX_COLL, (char *)buf + t->true_lb, count * t->size, src,
-                             tag, req_p);
-    return vbt_p2p_irecv_dt(comm, VBT_CTX_COLL, buf, count * t->size, t, count, src, tag, req_p);
+        return vbt_p2p_irecv_held(comm, VBT_CTX_COLL, (char *)buf + t->true_lb, count * t->size,
+                                  NULL, 0, src, tag, req_p);
+    return vbt_p2p_irecv_held(comm, VBT_CTX_COLL, buf, count * t->size, t, count, src, tag, req_p);
 }
 
 vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st)

@@ -433,9 +433,9 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
         int err = 0;
         for (int i = 0; i < shm->local_size; i++) {
             vbt_shm_peer_t *p = &shm->peers[i];
-            if (i != shm->my_local && vbt_shm_ring_pretouch(p->rx.cells, VBT_SHM_RING_DEPTH))
+            if (i != shm->my_local && vbt_shm_ring_pretouch(p->rx.cells, VBT_SHM_RING_DEPTH, 0))
                 err = errno;
-            if (p->reachable && vbt_shm_ring_pretouch(p->tx.cells, VBT_SHM_RING_DEPTH))
+            if (p->reachable && vbt_shm_ring_pretouch(p->tx.cells, VBT_SHM_RING_DEPTH, 1))
                 err = errno;
         }
         if (err != 0)

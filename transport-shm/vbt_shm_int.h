@@ -262,8 +262,10 @@ void vbt_shm_segment_destroy(vbt_shm_iface_t *shm);
 vbt_shm_ring_ctrl_t *vbt_shm_seg_ctrl(void *seg, const vbt_shm_layout_t *l, int ring);
 vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring);
 /* Map in our pages of one ring's cells (the page each cell starts on: where a message of up to
- * a page is written and read) before the first message, so that it does not take a page fault;
- * 0 on success; -1 with errno set when madvise refused (it then reads each cell instead). */
-int vbt_shm_ring_pretouch(vbt_shm_cell_t *cells, uint32_t depth);
+ * a page is written and read) before the first message, so that it does not take a page fault,
+ * and make this process's first access to each (a store to an outbound ring's, a load of an
+ * inbound one's: what a hypervisor's shadow page tables need); 0 on success; -1 with errno set
+ * when madvise refused (the accesses then map the pages). */
+int vbt_shm_ring_pretouch(vbt_shm_cell_t *cells, uint32_t depth, int outbound);
 
 #endif

@@ -186,8 +186,8 @@ static const vbt_knob_t knobs[] = {
      "auto",
      VBT_KNOB_STRING,
      {.str = &vbt_cfg.coll_reduce_scatter},
-     "MPI_Reduce_scatter(_block) algorithm: ring, reduce_scatterv, or auto (reduce_scatterv up "
-     "to 2 KiB); non-commutative ops always use reduce_scatterv"},
+     "MPI_Reduce_scatter(_block) algorithm: ring, reduce_scatterv, or auto (ring at 2 ranks, "
+     "else reduce_scatterv up to 2 KiB); non-commutative ops always use reduce_scatterv"},
     {"VBT_CC",
      "cc",
      VBT_KNOB_STRING,

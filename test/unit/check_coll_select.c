@@ -51,6 +51,11 @@ START_TEST(test_auto)
     /* Reduce-scatter. */
     ck_assert_int_eq(vbt_coll_select_reduce_scatter(4, 2048, 1), VBT_COLL_ALG_REDUCE_SCATTERV);
     ck_assert_int_eq(vbt_coll_select_reduce_scatter(4, 2049, 1), VBT_COLL_ALG_RING);
+    /* At 2 ranks the ring (one exchange) at every size, unless the op is not commutative. */
+    ck_assert_int_eq(vbt_coll_select_reduce_scatter(2, 8, 1), VBT_COLL_ALG_RING);
+    ck_assert_int_eq(vbt_coll_select_reduce_scatter(2, 2048, 1), VBT_COLL_ALG_RING);
+    ck_assert_int_eq(vbt_coll_select_reduce_scatter(2, 8, 0), VBT_COLL_ALG_REDUCE_SCATTERV);
+    ck_assert_int_eq(vbt_coll_select_reduce_scatter(3, 8, 1), VBT_COLL_ALG_REDUCE_SCATTERV);
 }
 END_TEST
 
