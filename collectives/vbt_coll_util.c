@@ -62,31 +62,6 @@ size_t vbt_coll_bytes(size_t count, MPI_Datatype dt)
     return count * type_of(dt)->size;
 }
 
-void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt)
-{
-    MPI_Aint lo, hi;
-    char *p;
-
-    vbt_coll_range(count, dt, &lo, &hi);
-    p = malloc(hi > lo ? (size_t)(hi - lo) : 1);
-    if (p == NULL) {
-        vbt_error("collective: no memory for a %zu-byte temporary buffer", (size_t)(hi - lo));
-        return NULL;
-    }
-    /* The lowest byte the elements touch is the allocation's first. */
-    return (void *)((uintptr_t)p - (uintptr_t)lo);
-}
-
-void vbt_coll_tmp_free(void *tmp, size_t count, MPI_Datatype dt)
-{
-    MPI_Aint lo, hi;
-
-    if (tmp == NULL)
-        return;
-    vbt_coll_range(count, dt, &lo, &hi);
-    free((void *)((uintptr_t)tmp + (uintptr_t)lo));
-}
-
 vbt_status_t vbt_coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst,
                            size_t rcount, MPI_Datatype rdt)
 {
