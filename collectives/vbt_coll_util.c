@@ -1,10 +1,10 @@
 /* The collectives' only contact with datatypes: send, receive, copy and reduce count elements
- * of a datatype at an address, and size temporary buffers. Element i of a buffer starts at
- * buf + i * extent and its data lies between true_lb and true_ub from there; contiguous types
- * move as count * size bytes from buf + true_lb, others through the datatype engine (packed
- * on the wire by point-to-point, packed and unpacked here for local copies and reductions).
- * Temporary buffers have the user's layout, so an algorithm treats them and user buffers
- * alike.
+ * of a datatype at an address, and size temporary buffers (vbt_coll_tmp.c hands them out). Element
+ * i of a buffer starts at buf + i * extent and its data lies between true_lb and true_ub from
+ * there; contiguous types move as count * size bytes from buf + true_lb, others through the
+ * datatype engine (packed on the wire by point-to-point, packed and unpacked here for local copies
+ * and reductions). Temporary buffers have the user's layout, so an algorithm treats them and user
+ * buffers alike.
  *
  * Any committed type works: the extent may be negative (element i then lies below element 0,
  * so the buffer spans downwards from buf), true_lb may be negative, and elements may have
