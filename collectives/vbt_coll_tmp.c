@@ -2,7 +2,7 @@
  * temporary is written from its first byte to its last on every call; taken fresh from malloc
  * each time, a large one comes back from the kernel (glibc returns the top of the heap and
  * munmaps large blocks at free), and every page of it then costs a page fault and a clearing
- * again: for the 1 MiB reduce at 4 ranks on 2 cores, 768 faults a call at the middle rank,
+ * again: for the 1 MiB reduce at 4 ranks on 2 cores, ~480 faults a call at the middle rank,
  * ~18 times the time Open MPI takes (README, Collectives on one node). So up to
  * four (vbt_rt.coll_tmp's slots) freed blocks of at most VBT_COLL_TMP_CACHE bytes stay in the
  * runtime object (vbt_rt.coll_tmp) and the next call takes the smallest that fits: in steady state
