@@ -60,6 +60,8 @@ static inline MPI_Count vbt_coll_vec_at(vbt_coll_vec_t v, int i)
 
 /* Check the VBT_COLL_* knobs (MPI_Init): VBT_ERR_INVALID_PARAM, logged, for an unknown name. */
 vbt_status_t vbt_coll_init(void);
+/* Free the temporary buffers kept for reuse (vbt_coll_tmp.c): the library's teardown. */
+void vbt_coll_tmp_cache_clear(void);
 /* The values knob (a VBT_COLL_<NAME>) may take, "auto" first, in names[0 .. max): how many
  * (0: no such knob). For MPI_T, which writes a value into vbt_cfg and calls vbt_coll_init. */
 int vbt_coll_knob_values(const char *knob, const char **names, int max);

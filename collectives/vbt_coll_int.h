@@ -1,6 +1,6 @@
 /* Private to collectives/: the algorithms, their tags, and the helpers they share. Every
  * algorithm moves typed buffers only through the helpers of vbt_coll_util.c (send, receive,
- * copy, reduce, temporary buffers), so that datatype handling lives in that one file. */
+ * copy, reduce) and vbt_coll_tmp.c (temporary buffers), so that datatype handling lives there. */
 #ifndef VBT_COLL_INT_H
 #define VBT_COLL_INT_H
 
@@ -84,10 +84,11 @@ void *vbt_coll_contig_data(const void *buf, MPI_Datatype dt);
 /* Bytes of data in count elements of dt (equal on every rank for matching type signatures). */
 size_t vbt_coll_bytes(size_t count, MPI_Datatype dt);
 /* A temporary buffer for count elements of dt, laid out as a user buffer of dt would be (its
- * address is where element 0 goes, which need not be the allocation's start); not NULL for
- * count 0, NULL when out of memory (logged). Free with vbt_coll_tmp_free and the same count
- * and dt (NULL is fine). Elements of a type that overlap (allowed in send buffers) overlap
- * here too: receive such data into packed bytes instead (count bytes of MPI_BYTE). */
+ * address is where element 0 goes, which need not be the allocation's start), in
+ * vbt_coll_tmp.c: a block an earlier call freed when one fits, so its contents are stale, not
+ * zero; not NULL for count 0, NULL when out of memory (logged). Free with vbt_coll_tmp_free and the
+ * same count and dt (NULL is fine). Elements of a type that overlap (allowed in send buffers)
+ * overlap here too: receive such data into packed bytes instead (count bytes of MPI_BYTE). */
 void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt);
 void vbt_coll_tmp_free(void *tmp, size_t count, MPI_Datatype dt);
 /* Copy scount elements of sdt at src to rcount elements of rdt at dst; VBT_ERR_TRUNCATE when

@@ -18,8 +18,10 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
 
     /* Buffers are taken only by ranks that receive: a leaf (half the ranks) sends its send
      * buffer as it is, with no copy and no temporary, which also lets a registration cache
-     * keep serving the user's buffer over verbs. */
+     * keep serving the user's buffer over verbs; a rank with one child takes one. */
     for (int mask = 1; mask < n; mask <<= 1) {
+        int src = ((vr | mask) + lroot) % n;
+
         if (vr & mask) {
             st = vbt_coll_send(comm, cur, count, dt, ((vr & ~mask) + lroot) % n, tag);
             break;
@@ -37,18 +39,27 @@ vbt_status_t vbt_coll_reduce_binomial(vbt_comm_t *comm, const void *sbuf, void *
                     goto out;
                 }
             }
+            if (acc != sbuf) {
+                /* The first partial (of the ranks above ours) lands in acc and ours goes on
+                 * its left, in rank order: no copy of sbuf, and no second buffer at a rank
+                 * with one child. Not in place: acc holds our data there. */
+                st = vbt_coll_recv(comm, acc, count, dt, src, tag);
+                if (st == VBT_OK)
+                    st = vbt_coll_reduce_local(op, sbuf, acc, count, dt);
+                if (st != VBT_OK)
+                    goto out;
+                cur = acc;
+                continue;
+            }
+        }
+        if (tmp == NULL) {
             in = tmp = vbt_coll_tmp_alloc(count, dt);
             if (tmp == NULL) {
                 st = VBT_ERR_NO_MEMORY;
                 goto out;
             }
-            if (acc != sbuf) {
-                st = vbt_coll_copy(sbuf, count, dt, acc, count, dt);
-                if (st != VBT_OK)
-                    goto out;
-            }
         }
-        st = vbt_coll_recv(comm, in, count, dt, ((vr | mask) + lroot) % n, tag);
+        st = vbt_coll_recv(comm, in, count, dt, src, tag);
         if (st != VBT_OK)
             goto out;
         if (commute) {

@@ -1,10 +1,10 @@
 /* The collectives' only contact with datatypes: send, receive, copy and reduce count elements
- * of a datatype at an address, and size temporary buffers. Element i of a buffer starts at
- * buf + i * extent and its data lies between true_lb and true_ub from there; contiguous types
- * move as count * size bytes from buf + true_lb, others through the datatype engine (packed
- * on the wire by point-to-point, packed and unpacked here for local copies and reductions).
- * Temporary buffers have the user's layout, so an algorithm treats them and user buffers
- * alike.
+ * of a datatype at an address, and size temporary buffers (vbt_coll_tmp.c hands them out). Element
+ * i of a buffer starts at buf + i * extent and its data lies between true_lb and true_ub from
+ * there; contiguous types move as count * size bytes from buf + true_lb, others through the
+ * datatype engine (packed on the wire by point-to-point, packed and unpacked here for local copies
+ * and reductions). Temporary buffers have the user's layout, so an algorithm treats them and user
+ * buffers alike.
  *
  * Any committed type works: the extent may be negative (element i then lies below element 0,
  * so the buffer spans downwards from buf), true_lb may be negative, and elements may have
@@ -61,31 +61,6 @@ void *vbt_coll_contig_data(const void *buf, MPI_Datatype dt)
 size_t vbt_coll_bytes(size_t count, MPI_Datatype dt)
 {
     return count * type_of(dt)->size;
-}
-
-void *vbt_coll_tmp_alloc(size_t count, MPI_Datatype dt)
-{
-    MPI_Aint lo, hi;
-    char *p;
-
-    vbt_coll_range(count, dt, &lo, &hi);
-    p = malloc(hi > lo ? (size_t)(hi - lo) : 1);
-    if (p == NULL) {
-        vbt_error("collective: no memory for a %zu-byte temporary buffer", (size_t)(hi - lo));
-        return NULL;
-    }
-    /* The lowest byte the elements touch is the allocation's first. */
-    return (void *)((uintptr_t)p - (uintptr_t)lo);
-}
-
-void vbt_coll_tmp_free(void *tmp, size_t count, MPI_Datatype dt)
-{
-    MPI_Aint lo, hi;
-
-    if (tmp == NULL)
-        return;
-    vbt_coll_range(count, dt, &lo, &hi);
-    free((void *)((uintptr_t)tmp + (uintptr_t)lo));
 }
 
 vbt_status_t vbt_coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst,

@@ -101,6 +101,7 @@ static vbt_status_t teardown(void)
     vbt_mpit_library_down(); /* a tool's counters outlive the objects that keep them */
     vbt_p2p_cleanup();
     vbt_request_cleanup();
+    vbt_coll_tmp_cache_clear(); /* after the requests, whose schedules give theirs back */
     vbt_comm_cleanup_predefined();
     vbt_info_cleanup(); /* after the comms, which hold their hints */
     vbt_info_env_cleanup();

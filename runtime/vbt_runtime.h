@@ -37,6 +37,9 @@ typedef struct {
     /* The library's critical section: on only once MPI_THREAD_MULTIPLE is granted (World
      * model or a session), off again when the library is torn down. */
     vbt_rlock_t cs;
+    /* Freed temporary buffers of the collectives, kept for the next call
+     * (collectives/vbt_coll_tmp.c). */
+    void *coll_tmp[4];
 } vbt_runtime_t;
 
 extern vbt_runtime_t vbt_rt;

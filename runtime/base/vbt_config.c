@@ -34,6 +34,7 @@ vbt_config_t vbt_cfg = {
     .coll_allgather = "auto",
     .coll_alltoall = "auto",
     .coll_reduce_scatter = "auto",
+    .coll_tmp_cache = 16777216,
 };
 
 static const vbt_knob_t knobs[] = {
@@ -188,6 +189,13 @@ static const vbt_knob_t knobs[] = {
      {.str = &vbt_cfg.coll_reduce_scatter},
      "MPI_Reduce_scatter(_block) algorithm: ring, reduce_scatterv, or auto (ring at 2 ranks, "
      "else reduce_scatterv up to 2 KiB); non-commutative ops always use reduce_scatterv"},
+    {"VBT_COLL_TMP_CACHE",
+     "16m",
+     VBT_KNOB_SIZE,
+     {.size = &vbt_cfg.coll_tmp_cache},
+     "collectives keep up to 4 freed temporary buffers of at most this size for the next call, "
+     "since fresh memory costs a page fault per page on every call; 0: allocate and free them "
+     "each call"},
     {"VBT_CC",
      "cc",
      VBT_KNOB_STRING,

@@ -59,6 +59,7 @@ typedef struct {
     const char *coll_allgather;
     const char *coll_alltoall;
     const char *coll_reduce_scatter;
+    size_t coll_tmp_cache; /* VBT_COLL_TMP_CACHE: largest temporary buffer kept for reuse */
 } vbt_config_t;
 
 extern vbt_config_t vbt_cfg;

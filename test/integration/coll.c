@@ -718,6 +718,16 @@ static void test_noncommutative(void)
                 EXPECT_MAP(r[i], afold(0, size, (size_t)i), "reduce count %d root %d element %d", n,
                            root, i);
         }
+        /* In place at the root: its accumulator holds its own data from the start. */
+        for (int k = 0; k < nroots(); k++) {
+            int root = root_at(k);
+            memcpy(r, s, (size_t)n * sizeof(affine_t));
+            CHECK(MPI_Reduce(rank == root ? MPI_IN_PLACE : s, r, n, MPI_2INT, op, root,
+                             MPI_COMM_WORLD) == MPI_SUCCESS);
+            for (int i = 0; rank == root && i < n; i++)
+                EXPECT_MAP(r[i], afold(0, size, (size_t)i),
+                           "reduce in place count %d root %d element %d", n, root, i);
+        }
         CHECK(MPI_Allreduce(s, r, n, MPI_2INT, op, MPI_COMM_WORLD) == MPI_SUCCESS);
         for (int i = 0; i < n; i++)
             EXPECT_MAP(r[i], afold(0, size, (size_t)i), "allreduce count %d element %d", n, i);

@@ -2,7 +2,8 @@
 # Blocking collectives (test/integration/coll.c) natively over shared memory, at 1 to 7 ranks,
 # and 9, 11 and 12 (oversubscribed where the machine has fewer cores): every subtest with the
 # automatic choice (plus the large-message switch points, "big"), then every algorithm forced
-# through the VBT_COLL_* knobs, three rounds covering them all; datatypes of negative extent
+# through the VBT_COLL_* knobs, three rounds covering them all; with the temporary buffers' cache
+# off and small (VBT_COLL_TMP_CACHE); datatypes of negative extent
 # (negext) the same way at 1 to 5 ranks; a singleton run; an unknown algorithm name refused at
 # MPI_Init; a bad root under MPI_ERRORS_ARE_FATAL ending the job with a message naming the
 # call, the argument and the class; and the OSU-style collective benchmarks (examples/osu) with
@@ -55,6 +56,13 @@ for n in 1 2 3 4 5; do
         VBT_COLL_GATHER=binomial VBT_COLL_SCATTER=binomial VBT_COLL_ALLGATHER=recursive_doubling \
         VBT_COLL_ALLTOALL=pairwise VBT_COLL_REDUCE_SCATTER=reduce_scatterv
     run negext $n VBT_COLL_ALLREDUCE=ring VBT_COLL_ALLGATHER=ring
+done
+# Temporary buffers: with none kept (VBT_COLL_TMP_CACHE=0), and with only 4 KiB ones kept, so
+# that larger ones are freed, full slots drop their oldest and a kept block is reused for a
+# shorter vector (every call after the first takes one written by an earlier call).
+for n in 3 4; do
+    run "$all big negext" $n VBT_COLL_TMP_CACHE=0
+    run "$all big negext" $n VBT_COLL_TMP_CACHE=4k
 done
 # Beyond 8 ranks: the automatic choice switches alltoall to Bruck and long bcasts to
 # scatter-allgather, and pairwise exchanges take more than one window.

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "vbt_coll_int.h"
+#include "vbt_config.h"
 #include "vbt_datatype.h"
+#include "vbt_runtime.h"
 
 #define ISZ ((MPI_Aint)sizeof(int))
 
@@ -96,6 +98,75 @@ START_TEST(test_tmp)
 }
 END_TEST
 
+static int kept(void)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof(vbt_rt.coll_tmp) / sizeof(vbt_rt.coll_tmp[0]); i++)
+        n += vbt_rt.coll_tmp[i] != NULL;
+    return n;
+}
+
+/* Freed temporaries are kept (vbt_coll_tmp.c): the next call gets the smallest kept block that
+ * fits, whatever the type (a negative extent's block starts below the element); blocks above
+ * VBT_COLL_TMP_CACHE are not kept; with every slot full the oldest goes. */
+START_TEST(test_tmp_cache)
+{
+    size_t limit = vbt_cfg.coll_tmp_cache;
+    char *a, *b, *c;
+    MPI_Aint lo, hi;
+
+    vbt_coll_tmp_cache_clear();
+    vbt_cfg.coll_tmp_cache = 1 << 20;
+    a = vbt_coll_tmp_alloc(1000, MPI_INT);
+    b = vbt_coll_tmp_alloc(3000, MPI_INT);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    vbt_coll_tmp_free(b, 3000, MPI_INT);
+    vbt_coll_tmp_free(a, 1000, MPI_INT);
+    ck_assert_int_eq(kept(), 2);
+    /* 1500 ints fit b only; 900 fit both and get a, the smaller. */
+    ck_assert_ptr_eq(vbt_coll_tmp_alloc(1500, MPI_INT), b);
+    ck_assert_ptr_eq(vbt_coll_tmp_alloc(900, MPI_INT), a);
+    ck_assert_int_eq(kept(), 0);
+    vbt_coll_tmp_free(a, 900, MPI_INT);
+    /* The same block for 900 elements of NEGINT: element 0 at its last int. */
+    c = vbt_coll_tmp_alloc(900, types[NEGINT]);
+    vbt_coll_range(900, types[NEGINT], &lo, &hi);
+    ck_assert_ptr_eq(c + lo, a);
+    memset(c + lo, 0x5a, (size_t)(hi - lo));
+    vbt_coll_tmp_free(c, 900, types[NEGINT]);
+    vbt_coll_tmp_free(b, 1500, MPI_INT);
+    ck_assert_int_eq(kept(), 2);
+    /* Six more: four slots, the newest kept. */
+    for (int i = 0; i < 6; i++) {
+        char *p[6];
+
+        for (int j = 0; j < 6; j++)
+            p[j] = vbt_coll_tmp_alloc(10, MPI_INT);
+        for (int j = 0; j < 6; j++)
+            vbt_coll_tmp_free(p[j], 10, MPI_INT);
+    }
+    ck_assert_int_eq(kept(), 4);
+    /* Too large: allocated and freed. */
+    vbt_coll_tmp_cache_clear();
+    vbt_cfg.coll_tmp_cache = 4096;
+    a = vbt_coll_tmp_alloc(2000, MPI_INT);
+    ck_assert_ptr_nonnull(a);
+    vbt_coll_tmp_free(a, 2000, MPI_INT);
+    ck_assert_int_eq(kept(), 0);
+    a = vbt_coll_tmp_alloc(1024, MPI_INT);
+    vbt_coll_tmp_free(a, 1024, MPI_INT);
+    ck_assert_int_eq(kept(), 1);
+    vbt_cfg.coll_tmp_cache = 0;
+    vbt_coll_tmp_cache_clear();
+    a = vbt_coll_tmp_alloc(1, MPI_INT);
+    vbt_coll_tmp_free(a, 1, MPI_INT);
+    ck_assert_int_eq(kept(), 0);
+    vbt_cfg.coll_tmp_cache = limit;
+}
+END_TEST
+
 /* Element e of NEGHVEC: ints at -3e and -3e - 2 from its address, a hole at -3e - 1. */
 START_TEST(test_copy_reduce)
 {
@@ -146,6 +217,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_range);
     tcase_add_test(tc, test_tmp);
+    tcase_add_test(tc, test_tmp_cache);
     tcase_add_test(tc, test_copy_reduce);
     suite_add_tcase(s, tc);
     return vbt_check_run(s);
