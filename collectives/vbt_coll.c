@@ -141,23 +141,22 @@ vbt_status_t vbt_coll_allgather(vbt_comm_t *comm, const void *sbuf, size_t scoun
                                 void *rbuf, size_t rcount, MPI_Datatype rdt)
 {
     size_t block = vbt_coll_bytes(rcount, rdt);
-    vbt_status_t st;
+    vbt_coll_own_t own = {sbuf, scount, sdt};
 
     if (block == 0)
         return VBT_OK;
-    if (sbuf != MPI_IN_PLACE) {
-        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_at(rbuf, (size_t)comm->rank * rcount, rdt),
-                           rcount, rdt);
-        if (st != VBT_OK)
-            return st;
-    }
+    if (comm->size == 1)
+        return sbuf == MPI_IN_PLACE ? VBT_OK : vbt_coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
+    /* Our block is sent from sbuf and copied into rbuf by the algorithm (vbt_coll_own_t). */
     switch (vbt_coll_select_allgather(comm->size, block)) {
     case VBT_COLL_ALG_RECURSIVE_DOUBLING:
-        return vbt_coll_allgather_recursive_doubling(comm, rbuf, rcount, rdt);
+        return vbt_coll_allgather_recursive_doubling(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf,
+                                                     rcount, rdt);
     case VBT_COLL_ALG_BRUCK:
-        return vbt_coll_allgather_bruck(comm, rbuf, rcount, rdt);
+        return vbt_coll_allgather_bruck(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf, rcount,
+                                        rdt);
     default:
-        return vbt_coll_allgather_ring(comm, rbuf, rcount, rdt);
+        return vbt_coll_allgather_ring(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf, rcount, rdt);
     }
 }
 
@@ -166,16 +165,13 @@ vbt_status_t vbt_coll_allgatherv(vbt_comm_t *comm, const void *sbuf, size_t scou
                                  vbt_coll_vec_t displs, MPI_Datatype rdt)
 {
     vbt_coll_vbuf_t rv = {rcounts, displs, rdt, NULL};
-    int me = comm->rank;
-    vbt_status_t st;
+    vbt_coll_own_t own = {sbuf, scount, sdt};
 
-    if (sbuf != MPI_IN_PLACE) {
-        st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(&rv, rbuf, me),
-                           (size_t)vbt_coll_vec_at(rcounts, me), rdt);
-        if (st != VBT_OK)
-            return st;
-    }
-    return vbt_coll_allgatherv_ring(comm, rbuf, &rv);
+    if (comm->size == 1)
+        return sbuf == MPI_IN_PLACE ? VBT_OK
+                                    : vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(&rv, rbuf, 0),
+                                                    (size_t)vbt_coll_vec_at(rcounts, 0), rdt);
+    return vbt_coll_allgatherv_ring(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf, &rv);
 }
 
 vbt_status_t vbt_coll_alltoall(vbt_comm_t *comm, const void *sbuf, size_t scount, MPI_Datatype sdt,

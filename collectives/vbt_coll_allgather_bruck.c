@@ -4,19 +4,22 @@
  * rotation into place: the choice for short blocks when n is not a power of two. */
 #include "vbt_coll_int.h"
 
-vbt_status_t vbt_coll_allgather_bruck(vbt_comm_t *comm, void *rbuf, size_t rcount, MPI_Datatype rdt)
+vbt_status_t vbt_coll_allgather_bruck(vbt_comm_t *comm, const vbt_coll_own_t *own, void *rbuf,
+                                      size_t rcount, MPI_Datatype rdt)
 {
     int n = comm->size, me = comm->rank;
     void *tmp;
     vbt_status_t st;
 
-    if (n == 1)
-        return VBT_OK;
     tmp = vbt_coll_tmp_alloc((size_t)n * rcount, rdt);
     if (tmp == NULL)
         return VBT_ERR_NO_MEMORY;
-    /* tmp[i] is the block of rank me + i. */
-    st = vbt_coll_copy(vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount, rdt, tmp, rcount, rdt);
+    /* tmp[i] is the block of rank me + i; ours reaches rbuf with the final rotation. */
+    if (own != NULL)
+        st = vbt_coll_copy(own->buf, own->count, own->dt, tmp, rcount, rdt);
+    else
+        st = vbt_coll_copy(vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount, rdt, tmp, rcount,
+                           rdt);
     for (int dist = 1; dist < n && st == VBT_OK; dist <<= 1) {
         size_t k = (size_t)(dist < n - dist ? dist : n - dist) * rcount;
 

@@ -5,14 +5,13 @@
 
 #include <stdlib.h>
 
-vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, void *rbuf, size_t rcount, MPI_Datatype rdt)
+vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, const vbt_coll_own_t *own, void *rbuf,
+                                     size_t rcount, MPI_Datatype rdt)
 {
     int n = comm->size;
     size_t *counts, *displs;
     vbt_status_t st;
 
-    if (n == 1)
-        return VBT_OK;
     counts = malloc(2 * (size_t)n * sizeof(*counts));
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
@@ -21,7 +20,7 @@ vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, void *rbuf, size_t rcount
         counts[i] = rcount;
         displs[i] = (size_t)i * rcount;
     }
-    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rdt, 0, VBT_COLL_TAG_ALLGATHER);
+    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rdt, 0, own, VBT_COLL_TAG_ALLGATHER);
     free(counts);
     return st;
 }

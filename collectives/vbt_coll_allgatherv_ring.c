@@ -1,18 +1,17 @@
-/* Ring allgatherv: the ring allgather with blocks of each rank's own size and place (the own
- * block is already in place). Blocks differ in size, so neither Bruck nor recursive doubling
- * would send contiguous data; the ring does, and moves each byte once per link. */
+/* Ring allgatherv: the ring allgather with blocks of each rank's own size and place. Blocks
+ * differ in size, so neither Bruck nor recursive doubling would send contiguous data; the ring
+ * does, and moves each byte once per link. */
 #include "vbt_coll_int.h"
 
 #include <stdlib.h>
 
-vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_coll_vbuf_t *rv)
+vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, const vbt_coll_own_t *own, void *rbuf,
+                                      const vbt_coll_vbuf_t *rv)
 {
     int n = comm->size;
     size_t *counts, *displs;
     vbt_status_t st;
 
-    if (n == 1)
-        return VBT_OK;
     counts = malloc(2 * (size_t)n * sizeof(*counts));
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
@@ -21,7 +20,8 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, void *rbuf, const vbt_co
         counts[i] = (size_t)vbt_coll_vec_at(rv->counts, i);
         displs[i] = (size_t)vbt_coll_vec_at(rv->displs, i);
     }
-    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, 0, VBT_COLL_TAG_ALLGATHERV);
+    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, 0, own,
+                                 VBT_COLL_TAG_ALLGATHERV);
     free(counts);
     return st;
 }
