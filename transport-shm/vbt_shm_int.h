@@ -97,13 +97,12 @@
 #define VBT_SHM_FULL_CHECK 1024
 /* Messages delivered from one sender per progress call. */
 #define VBT_SHM_POLL_BATCH 16
-/* At wireup, every rank maps in the first page of each cell of its inbound rings and of its
- * outbound ones (vbt_shm_ring_pretouch) when the node has at most this many local ranks: the
- * memory file's pages are otherwise allocated and mapped at their first touch, a page fault in
- * the sender and one in the receiver for each of a ring's first VBT_SHM_RING_DEPTH messages,
- * each worth several 8-byte messages (README, Shared memory). It backs local_size - 1 rings of
- * VBT_SHM_RING_DEPTH pages per rank (16 ranks: 1.9 MiB each); above it, pairs that never talk
- * keep costing nothing. */
+/* At wireup, every rank maps in the cells of its inbound rings and of its outbound ones
+ * (vbt_shm_ring_pretouch) when the node has at most this many local ranks: the memory file's
+ * pages are otherwise allocated and mapped at their first touch, a page fault in the sender and
+ * one in the receiver for each page of a ring's first lap, each worth several 8-byte messages
+ * (README, Shared memory). It backs local_size - 1 inbound rings of 258 KiB per rank (16 ranks:
+ * 3.8 MiB each, 61 MiB for the node); above it, pairs that never talk keep costing nothing. */
 #define VBT_SHM_PRETOUCH_LOCAL 16
 
 typedef struct {
@@ -261,11 +260,10 @@ void vbt_shm_segment_destroy(vbt_shm_iface_t *shm);
 /* Our inbound ring from local index i, and our outbound ring in a peer's mapped segment. */
 vbt_shm_ring_ctrl_t *vbt_shm_seg_ctrl(void *seg, const vbt_shm_layout_t *l, int ring);
 vbt_shm_cell_t *vbt_shm_seg_cells(void *seg, const vbt_shm_layout_t *l, int ring);
-/* Map in our pages of one ring's cells (the page each cell starts on: where a message of up to
- * a page is written and read) before the first message, so that it does not take a page fault,
- * and make this process's first access to each (a store to an outbound ring's, a load of an
- * inbound one's: what a hypervisor's shadow page tables need); 0 on success; -1 with errno set
- * when madvise refused (the accesses then map the pages). */
+/* Map in one ring's cells before the first message, so that it does not take a page fault,
+ * and make this process's first access to every page of each (a store to an outbound ring's, a
+ * load of an inbound one's: what a hypervisor's shadow page tables need); 0 on success; -1 with
+ * errno set when madvise refused (the accesses then map the pages). */
 int vbt_shm_ring_pretouch(vbt_shm_cell_t *cells, uint32_t depth, int outbound);
 
 #endif

@@ -1,4 +1,4 @@
-/* vbt_shm_ring_pretouch: at wireup it maps and accesses each cell's first page, a store to an
+/* vbt_shm_ring_pretouch: at wireup it maps and accesses every page of each cell, a store to an
  * outbound ring's cells and a load of an inbound one's. Either must leave the ring as it was,
  * whatever it holds: messages in flight arrive intact and in order, free cells stay free, and
  * the ring goes on working across laps. A ring in private memory stands for the segment
@@ -19,14 +19,15 @@ static uint8_t pattern(uint64_t n, size_t i)
     return (uint8_t)(n * 5 + i * 11 + 3);
 }
 
+/* 0 to a whole cell's worth: messages that reach the cells' later pages, which the stores touch. */
 static size_t msg_len(uint64_t n)
 {
-    return (size_t)(n * 37) % 300;
+    return (size_t)(n * 2897) % (VBT_SHM_CELL_DATA + 1);
 }
 
 static void push(vbt_shm_producer_t *p, uint64_t n)
 {
-    uint8_t buf[300];
+    static uint8_t buf[VBT_SHM_CELL_DATA];
     size_t len = msg_len(n);
 
     for (size_t i = 0; i < len; i++)
@@ -45,7 +46,9 @@ static void pop(vbt_shm_consumer_t *c, uint64_t n)
     len = vbt_shm_ring_check(cell);
     ck_assert_int_eq(len, (int64_t)msg_len(n));
     for (int64_t i = 0; i < len; i++)
-        ck_assert_uint_eq(cell->data[i], pattern(n, (size_t)i));
+        if (cell->data[i] != pattern(n, (size_t)i))
+            ck_abort_msg("message %llu, byte %lld: %u, not %u", (unsigned long long)n,
+                         (long long)i, cell->data[i], pattern(n, (size_t)i));
     vbt_shm_ring_release(c);
 }
 
