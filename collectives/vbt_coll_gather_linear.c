@@ -3,19 +3,17 @@
  * link is the bottleneck anyway. */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
                                     MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
                                     int root)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
-    vbt_request_t **reqs;
+    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs;
     vbt_status_t st = VBT_OK;
 
     if (me != root)
         return vbt_coll_send(comm, sbuf, scount, sdt, root, VBT_COLL_TAG_GATHER);
-    reqs = calloc((size_t)n, sizeof(*reqs));
+    reqs = vbt_coll_reqs(stack, n);
     if (reqs == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
@@ -27,6 +25,6 @@ vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t s
         st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount,
                            rdt);
     st = vbt_coll_finish(reqs, nreq, st);
-    free(reqs);
+    vbt_coll_reqs_free(reqs, stack);
     return st;
 }

@@ -2,19 +2,17 @@
  * size, so there is no tree that would not need the counts everywhere). */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_gatherv_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
                                      MPI_Datatype sdt, void *rbuf, const vbt_coll_vbuf_t *rv,
                                      int root)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
-    vbt_request_t **reqs;
+    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs;
     vbt_status_t st = VBT_OK;
 
     if (me != root)
         return vbt_coll_send(comm, sbuf, scount, sdt, root, VBT_COLL_TAG_GATHERV);
-    reqs = calloc((size_t)n, sizeof(*reqs));
+    reqs = vbt_coll_reqs(stack, n);
     if (reqs == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
@@ -27,6 +25,6 @@ vbt_status_t vbt_coll_gatherv_linear(vbt_comm_t *comm, const void *sbuf, size_t 
         st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_vaddr(rv, rbuf, me),
                            (size_t)vbt_coll_vec_at(rv->counts, me), rv->dt);
     st = vbt_coll_finish(reqs, nreq, st);
-    free(reqs);
+    vbt_coll_reqs_free(reqs, stack);
     return st;
 }

@@ -2,19 +2,17 @@
  * its own. One round, straight from the send buffer: the choice for large blocks. */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_scatter_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,
                                      MPI_Datatype sdt, void *rbuf, size_t rcount, MPI_Datatype rdt,
                                      int root)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
-    vbt_request_t **reqs;
+    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs;
     vbt_status_t st = VBT_OK;
 
     if (me != root)
         return vbt_coll_recv(comm, rbuf, rcount, rdt, root, VBT_COLL_TAG_SCATTER);
-    reqs = calloc((size_t)n, sizeof(*reqs));
+    reqs = vbt_coll_reqs(stack, n);
     if (reqs == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
@@ -26,6 +24,6 @@ vbt_status_t vbt_coll_scatter_linear(vbt_comm_t *comm, const void *sbuf, size_t 
         st = vbt_coll_copy(vbt_coll_at(sbuf, (size_t)me * scount, sdt), scount, sdt, rbuf, rcount,
                            rdt);
     st = vbt_coll_finish(reqs, nreq, st);
-    free(reqs);
+    vbt_coll_reqs_free(reqs, stack);
     return st;
 }

@@ -1,18 +1,16 @@
 /* Linear scatterv: the root starts every send at once, each from its place. */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_scatterv_linear(vbt_comm_t *comm, const void *sbuf, const vbt_coll_vbuf_t *sv,
                                       void *rbuf, size_t rcount, MPI_Datatype rdt, int root)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
-    vbt_request_t **reqs;
+    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs;
     vbt_status_t st = VBT_OK;
 
     if (me != root)
         return vbt_coll_recv(comm, rbuf, rcount, rdt, root, VBT_COLL_TAG_SCATTERV);
-    reqs = calloc((size_t)n, sizeof(*reqs));
+    reqs = vbt_coll_reqs(stack, n);
     if (reqs == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
@@ -25,6 +23,6 @@ vbt_status_t vbt_coll_scatterv_linear(vbt_comm_t *comm, const void *sbuf, const 
         st = vbt_coll_copy(vbt_coll_vaddr(sv, sbuf, me), (size_t)vbt_coll_vec_at(sv->counts, me),
                            sv->dt, rbuf, rcount, rdt);
     st = vbt_coll_finish(reqs, nreq, st);
-    free(reqs);
+    vbt_coll_reqs_free(reqs, stack);
     return st;
 }

@@ -168,6 +168,19 @@ vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st)
     return st;
 }
 
+vbt_request_t **vbt_coll_reqs(vbt_request_t **stack, int n)
+{
+    if (n <= VBT_COLL_STACK_REQS)
+        return stack;
+    return calloc((size_t)n, sizeof(*stack));
+}
+
+void vbt_coll_reqs_free(vbt_request_t **reqs, vbt_request_t **stack)
+{
+    if (reqs != stack)
+        free(reqs);
+}
+
 vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
                            int dest, int tag)
 {
