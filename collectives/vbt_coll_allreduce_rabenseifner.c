@@ -19,9 +19,11 @@ static size_t sum(const size_t *cnts, int from, int to)
     return s;
 }
 
-/* Our range at the start of each phase and the partner's, steps of both phases, built into s. */
-static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, size_t count,
-                          MPI_Datatype dt, const vbt_op_t *op, int pof2, int newrank,
+/* Our range at the start of each phase and the partner's, steps of both phases, built into s.
+ * With sbuf set (a power of two, not in place) rbuf holds nothing yet: the first round sends
+ * from sbuf and receives into rbuf, where our half of sbuf is then added. */
+static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void *rbuf, void *tmp,
+                          size_t count, MPI_Datatype dt, const vbt_op_t *op, int pof2, int newrank,
                           const size_t *cnts, const size_t *disps)
 {
     int rem = c->size - pof2, send_idx = 0, recv_idx = 0, last_idx = pof2, mask;
@@ -41,14 +43,26 @@ static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, void *rbuf, void *tmp, 
             scnt = sum(cnts, send_idx, recv_idx);
             rcnt = sum(cnts, recv_idx, last_idx);
         }
-        if ((st = vbt_sched_recv(s, vbt_coll_at(tmp, disps[recv_idx], dt), rcnt, dt, dst)) !=
-                VBT_OK ||
-            (st = vbt_sched_send(s, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst)) !=
-                VBT_OK)
-            return st;
-        vbt_sched_round(s);
-        st = vbt_sched_reduce(s, op, vbt_coll_at(tmp, disps[recv_idx], dt),
-                              vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
+        if (mask == 1 && sbuf != NULL) {
+            /* Nothing copied first, and no peer reads what we wrote this call. */
+            if ((st = vbt_sched_recv(s, vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt, dst)) !=
+                    VBT_OK ||
+                (st = vbt_sched_send(s, vbt_coll_at(sbuf, disps[send_idx], dt), scnt, dt, dst)) !=
+                    VBT_OK)
+                return st;
+            vbt_sched_round(s);
+            st = vbt_sched_reduce(s, op, vbt_coll_at(sbuf, disps[recv_idx], dt),
+                                  vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
+        } else {
+            if ((st = vbt_sched_recv(s, vbt_coll_at(tmp, disps[recv_idx], dt), rcnt, dt, dst)) !=
+                    VBT_OK ||
+                (st = vbt_sched_send(s, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst)) !=
+                    VBT_OK)
+                return st;
+            vbt_sched_round(s);
+            st = vbt_sched_reduce(s, op, vbt_coll_at(tmp, disps[recv_idx], dt),
+                                  vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
+        }
         if (st != VBT_OK)
             return st;
         send_idx = recv_idx;
@@ -91,17 +105,20 @@ vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, con
                                               const vbt_op_t *op)
 {
     int n = c->size, pof2 = vbt_coll_pof2_floor(n), newrank;
+    /* A power of two reads sbuf in the first round instead of copying it into rbuf first. */
+    const void *first = sbuf != MPI_IN_PLACE && sbuf != rbuf && n == pof2 && n > 1 ? sbuf : NULL;
     size_t *cnts;
     void *tmp;
     vbt_status_t st;
 
-    if (sbuf != MPI_IN_PLACE && sbuf != rbuf &&
+    if (first == NULL && sbuf != MPI_IN_PLACE && sbuf != rbuf &&
         (st = vbt_sched_copy(s, sbuf, count, dt, rbuf, count, dt)) != VBT_OK)
         return st;
     if (n == 1)
         return VBT_OK;
-    tmp = vbt_sched_tmp(s, count, dt);
-    if (tmp == NULL)
+    /* Two ranks reading sbuf have one round, which takes no temporary. */
+    tmp = NULL;
+    if (!(first != NULL && n == 2) && (tmp = vbt_sched_tmp(s, count, dt)) == NULL)
         return VBT_ERR_NO_MEMORY;
     vbt_sched_round(s);
     st = vbt_sched_pof2_fold(s, c, rbuf, tmp, count, dt, op, &newrank);
@@ -115,7 +132,7 @@ vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, con
         cnts[i] = count / (size_t)pof2 + ((size_t)i < count % (size_t)pof2);
         cnts[pof2 + i] = i ? cnts[pof2 + i - 1] + cnts[i - 1] : 0;
     }
-    st = build(s, c, rbuf, tmp, count, dt, op, pof2, newrank, cnts, cnts + pof2);
+    st = build(s, c, first, rbuf, tmp, count, dt, op, pof2, newrank, cnts, cnts + pof2);
     free(cnts);
     if (st != VBT_OK)
         return st;
