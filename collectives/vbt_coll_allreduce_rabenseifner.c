@@ -32,7 +32,11 @@ static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void 
     /* Reduce-scatter by recursive halving: [recv_idx, last_idx) is the range still ours. */
     for (mask = 1; mask < pof2; mask <<= 1) {
         int dst = vbt_coll_pof2_rank(newrank ^ mask, rem);
+        /* With sbuf, the first round copies nothing first, and no peer reads what we wrote
+         * this call: the partner's half arrives where it belongs and ours is added to it. */
+        int direct = mask == 1 && sbuf != NULL;
         size_t scnt, rcnt;
+        void *mine, *to;
 
         if (newrank < (newrank ^ mask)) {
             send_idx = recv_idx + pof2 / (mask * 2);
@@ -43,26 +47,16 @@ static vbt_status_t build(vbt_sched_t *s, vbt_comm_t *c, const void *sbuf, void 
             scnt = sum(cnts, send_idx, recv_idx);
             rcnt = sum(cnts, recv_idx, last_idx);
         }
-        if (mask == 1 && sbuf != NULL) {
-            /* Nothing copied first, and no peer reads what we wrote this call. */
-            if ((st = vbt_sched_recv(s, vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt, dst)) !=
-                    VBT_OK ||
-                (st = vbt_sched_send(s, vbt_coll_at(sbuf, disps[send_idx], dt), scnt, dt, dst)) !=
-                    VBT_OK)
-                return st;
-            vbt_sched_round(s);
-            st = vbt_sched_reduce(s, op, vbt_coll_at(sbuf, disps[recv_idx], dt),
-                                  vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
-        } else {
-            if ((st = vbt_sched_recv(s, vbt_coll_at(tmp, disps[recv_idx], dt), rcnt, dt, dst)) !=
-                    VBT_OK ||
-                (st = vbt_sched_send(s, vbt_coll_at(rbuf, disps[send_idx], dt), scnt, dt, dst)) !=
-                    VBT_OK)
-                return st;
-            vbt_sched_round(s);
-            st = vbt_sched_reduce(s, op, vbt_coll_at(tmp, disps[recv_idx], dt),
-                                  vbt_coll_at(rbuf, disps[recv_idx], dt), rcnt, dt);
-        }
+        mine = vbt_coll_at(rbuf, disps[recv_idx], dt);
+        to = direct ? mine : vbt_coll_at(tmp, disps[recv_idx], dt);
+
+        if ((st = vbt_sched_recv(s, to, rcnt, dt, dst)) != VBT_OK ||
+            (st = vbt_sched_send(s, vbt_coll_at(direct ? sbuf : rbuf, disps[send_idx], dt), scnt,
+                                 dt, dst)) != VBT_OK)
+            return st;
+        vbt_sched_round(s);
+        st = vbt_sched_reduce(s, op, direct ? vbt_coll_at(sbuf, disps[recv_idx], dt) : to, mine,
+                              rcnt, dt);
         if (st != VBT_OK)
             return st;
         send_idx = recv_idx;
