@@ -47,8 +47,8 @@ static void pop(vbt_shm_consumer_t *c, uint64_t n)
     ck_assert_int_eq(len, (int64_t)msg_len(n));
     for (int64_t i = 0; i < len; i++)
         if (cell->data[i] != pattern(n, (size_t)i))
-            ck_abort_msg("message %llu, byte %lld: %u, not %u", (unsigned long long)n,
-                         (long long)i, cell->data[i], pattern(n, (size_t)i));
+            ck_abort_msg("message %llu, byte %lld: %u, not %u", (unsigned long long)n, (long long)i,
+                         cell->data[i], pattern(n, (size_t)i));
     vbt_shm_ring_release(c);
 }
 
