@@ -119,8 +119,9 @@ vbt_status_t vbt_coll_vdup(const vbt_coll_vbuf_t *v, int n, const void *buf, voi
 
 /* ---- messages on the collective context (vbt_coll_util.c) ------------------------------------ */
 
-/* *req_p is NULL when the message went eagerly at once (nothing to wait for); the callers keep
- * the requests in arrays that vbt_coll_finish or the schedules walk, which skip NULL. */
+/* *req_p is NULL when the message went eagerly at once (nothing to wait for) or the post failed;
+ * the callers keep the requests in arrays that vbt_coll_finish or the schedules walk, which skip
+ * NULL. */
 vbt_status_t vbt_coll_isend(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
                             int dest, int tag, vbt_request_t **req_p);
 vbt_status_t vbt_coll_irecv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int src,

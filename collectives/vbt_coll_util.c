@@ -107,6 +107,7 @@ vbt_status_t vbt_coll_isend(vbt_comm_t *comm, const void *buf, size_t count, MPI
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
 
+    *req_p = NULL; /* also when the post fails: callers' request slots need not be cleared */
     if (t->contig) {
         VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
         /* A message that goes eagerly at once is the transport's: no request to allocate, wait
@@ -124,6 +125,8 @@ vbt_status_t vbt_coll_irecv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datat
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
+
+    *req_p = NULL; /* also when the post fails */
 
     if (t->contig)
         return vbt_p2p_irecv_held(comm, VBT_CTX_COLL, (char *)buf + t->true_lb, count * t->size,
