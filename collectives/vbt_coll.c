@@ -142,21 +142,20 @@ vbt_status_t vbt_coll_allgather(vbt_comm_t *comm, const void *sbuf, size_t scoun
 {
     size_t block = vbt_coll_bytes(rcount, rdt);
     vbt_coll_own_t own = {sbuf, scount, sdt};
+    /* Our block is sent from sbuf and copied into rbuf by the algorithm (vbt_coll_own_t). */
+    const vbt_coll_own_t *mine = sbuf == MPI_IN_PLACE ? NULL : &own;
 
     if (block == 0)
         return VBT_OK;
     if (comm->size == 1)
-        return sbuf == MPI_IN_PLACE ? VBT_OK : vbt_coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-    /* Our block is sent from sbuf and copied into rbuf by the algorithm (vbt_coll_own_t). */
+        return mine == NULL ? VBT_OK : vbt_coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
     switch (vbt_coll_select_allgather(comm->size, block)) {
     case VBT_COLL_ALG_RECURSIVE_DOUBLING:
-        return vbt_coll_allgather_recursive_doubling(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf,
-                                                     rcount, rdt);
+        return vbt_coll_allgather_recursive_doubling(comm, mine, rbuf, rcount, rdt);
     case VBT_COLL_ALG_BRUCK:
-        return vbt_coll_allgather_bruck(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf, rcount,
-                                        rdt);
+        return vbt_coll_allgather_bruck(comm, mine, rbuf, rcount, rdt);
     default:
-        return vbt_coll_allgather_ring(comm, sbuf == MPI_IN_PLACE ? NULL : &own, rbuf, rcount, rdt);
+        return vbt_coll_allgather_ring(comm, mine, rbuf, rcount, rdt);
     }
 }
 

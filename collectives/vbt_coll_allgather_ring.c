@@ -20,7 +20,7 @@ vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, const vbt_coll_own_t *own
         counts[i] = rcount;
         displs[i] = (size_t)i * rcount;
     }
-    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rdt, 0, own, VBT_COLL_TAG_ALLGATHER);
+    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rdt, own, VBT_COLL_TAG_ALLGATHER);
     free(counts);
     return st;
 }

@@ -20,8 +20,7 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, const vbt_coll_own_t *ow
         counts[i] = (size_t)vbt_coll_vec_at(rv->counts, i);
         displs[i] = (size_t)vbt_coll_vec_at(rv->displs, i);
     }
-    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, 0, own,
-                                 VBT_COLL_TAG_ALLGATHERV);
+    st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, own, VBT_COLL_TAG_ALLGATHERV);
     free(counts);
     return st;
 }

@@ -215,10 +215,10 @@ typedef struct {
     MPI_Datatype dt;
 } vbt_coll_own_t;
 
-/* The ring allgather of blocks laid out as above: rank r starts with block (r + shift) mod n,
- * in buf already or (own not NULL) in own, which goes into buf on the way. */
+/* The ring allgather of blocks laid out as above: rank r starts with block r, in buf already
+ * or (own not NULL) in own, which goes into buf on the way. */
 vbt_status_t vbt_coll_ring_allgather(vbt_comm_t *comm, void *buf, const size_t *counts,
-                                     const size_t *displs, MPI_Datatype dt, int shift,
+                                     const size_t *displs, MPI_Datatype dt,
                                      const vbt_coll_own_t *own, int tag);
 
 vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t scount,

@@ -48,15 +48,15 @@ vbt_status_t vbt_coll_ring_reduce_scatter(vbt_comm_t *comm, const void *sbuf, vo
 }
 
 vbt_status_t vbt_coll_ring_allgather(vbt_comm_t *comm, void *buf, const size_t *counts,
-                                     const size_t *displs, MPI_Datatype dt, int shift,
+                                     const size_t *displs, MPI_Datatype dt,
                                      const vbt_coll_own_t *own, int tag)
 {
     int n = comm->size, me = comm->rank;
     int right = mod(me + 1, n), left = mod(me - 1, n);
 
-    /* Step s: forward block me + shift - s (ours at s = 0, then the one just received). */
+    /* Step s: forward block me - s (ours at s = 0, then the one just received). */
     for (int s = 0; s < n - 1; s++) {
-        int sb = mod(me + shift - s, n), rb = mod(me + shift - s - 1, n);
+        int sb = mod(me - s, n), rb = mod(me - s - 1, n);
         vbt_request_t *reqs[2] = {NULL, NULL};
         vbt_status_t st;
 
