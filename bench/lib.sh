@@ -180,12 +180,14 @@ cg_run() {
 }
 
 # cg_polls FILE [REGEX]: the calls of the library's progress function in a callgrind profile
-# (by default, for shm: Verbatim's vbt_p2p_progress, Open MPI's opal_progress, MPICH over UCX:
+# (by default, for shm: Verbatim's shared-memory transport poll, vbt_shm_progress, which every
+# poll calls once through the transport's ops table and so is never inlined; Open MPI's
+# opal_progress; MPICH over UCX:
 # ucp_worker_progress; REGEX, an awk regex of whole names, chooses others): how often the
 # counted rank polled. Function names are compressed in the file ("fn=(id) name" the first
 # time, "fn=(id)" afterwards; fn and cfn share the ids); "calls=" follows its "cfn=".
 cg_polls() {
-    awk -v re="${2:-^(vbt_p2p_progress|opal_progress|ucp_worker_progress)\$}" '/^c?fn=\(/ {
+    awk -v re="${2:-^(vbt_shm_progress|opal_progress|ucp_worker_progress)\$}" '/^c?fn=\(/ {
             id = $1; sub(/^c?fn=/, "", id); sub(/\).*/, ")", id)
             nm = $0; sub(/^c?fn=\([0-9]+\) ?/, "", nm)
             if (nm != "") name[id] = nm
