@@ -9,6 +9,7 @@
 
 #include "vbt_bsend.h"
 #include "vbt_compiler.h"
+#include "vbt_copy.h"
 #include "vbt_datatype.h"
 #include "vbt_error.h"
 #include "vbt_log.h"
@@ -155,7 +156,7 @@ static inline void vbt_p2p_copy_clipped(vbt_request_t *req, size_t offset, const
     if (len > req->bytes - offset)
         len = req->bytes - offset;
     if (likely(req->dtype == NULL))
-        memcpy((char *)req->buf + offset, data, len);
+        vbt_copy((char *)req->buf + offset, data, len);
     else
         vbt_dtype_unpack(req->dtype, req->buf, req->dcount, offset, data, len);
 }

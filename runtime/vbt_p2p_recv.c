@@ -64,8 +64,7 @@ static void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr, const void *p
     u->tag = hdr->tag;
     u->src_world = src_world;
     u->ack_id = hdr->id;
-    if (len > 0)
-        memcpy(u->data, payload, len);
+    vbt_copy(u->data, payload, len);
     u->received = len;
     vbt_match_append_unexpected(q, u);
     if (hdr->type == VBT_P2P_FRAG_FIRST)

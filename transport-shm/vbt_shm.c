@@ -5,8 +5,9 @@
  * (vbt_shm_iface_t): there is no state outside it.
  *
  * Steady state: a send is a reserve (private counters; the consumer's head is read only when
- * the ring looks full), two memcpy, a release store of the cell's seq, a seq_cst fence and one
- * load of the receiver's state word; a system call only when the receiver announced it sleeps.
+ * the ring looks full), two copies (inline up to 32 bytes: vbt_copy.h), a release store of the
+ * cell's seq and one load of the receiver's state word (behind a seq_cst fence only where
+ * membarrier is not available); a system call only when the receiver announced it sleeps.
  * A receive is an acquire load of the next cell's seq, the callback on the cell in place, and a
  * release store of head; a poll that delivered something adds one seq_cst fence and a look at
  * each delivering ring's waiting flag. No lock and no allocation anywhere after wireup.
@@ -22,6 +23,7 @@
 
 #include "vbt_clock.h"
 #include "vbt_config.h"
+#include "vbt_copy.h"
 #include "vbt_log.h"
 #include "vbt_shm_int.h"
 #include "vbt_shm_ring.inl"
@@ -644,10 +646,8 @@ static vbt_status_t vbt_shm_send(vbt_tl_iface_t *iface, int peer, const void *hd
     if (unlikely(p->tx_waiting))
         send_unblocked(p);
     p->sends++;
-    if (hdr_len > 0)
-        memcpy(cell->data, hdr, hdr_len);
-    if (len > 0)
-        memcpy(cell->data + hdr_len, payload, len);
+    vbt_copy(cell->data, hdr, hdr_len);
+    vbt_copy(cell->data + hdr_len, payload, len);
     cell->len = (uint32_t)(hdr_len + len);
     vbt_shm_ring_commit(&p->tx, cell);
     /* Dekker with sleep_begin: our seq store before our look at its state. Where both of us
