@@ -24,8 +24,9 @@ VBT_PMPI_ALIAS(Imrecv_c)
 
 /* The caller has entered the API (VBT_API_ENTER): the critical section is held for the whole
  * call, the wait included (which gives it up while it spins or sleeps). */
-static inline int start_recv(const char *call, void *buf, MPI_Count count, MPI_Datatype dt,
-                             int source, int tag, MPI_Comm comm, vbt_request_t **req_p)
+static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count count,
+                                        MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                        vbt_request_t **req_p)
 {
     vbt_api_data_t d;
     vbt_status_t st;
@@ -40,17 +41,8 @@ static inline int start_recv(const char *call, void *buf, MPI_Count count, MPI_D
     return MPI_SUCCESS;
 }
 
-/* Wait for a receive and report truncation through the communicator's handler. The caller has
- * entered the API (vbt_api_complete releases the request in the section). */
-static int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
+static VBT_NOINLINE_COLD int recv_failed(const char *call, vbt_comm_t *c, size_t capacity, int rc)
 {
-    MPI_Request handle = (MPI_Request)req;
-    vbt_comm_t *c = req->comm;
-    size_t capacity = req->bytes;
-    int rc = vbt_api_complete(&handle, status);
-
-    if (likely(rc == MPI_SUCCESS))
-        return rc;
     if (rc == MPI_ERR_TRUNCATE)
         return vbt_error_raise(c, call, rc,
                                "the message is longer than the %zu-byte receive buffer; the "
@@ -59,8 +51,29 @@ static int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
     return vbt_error_raise(c, call, rc, "receive failed");
 }
 
-static int recv_impl(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
-                     int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* Wait for a receive, fill status, release it and report truncation through the
+ * communicator's handler. req is a plain receive (never a composite request), so this is
+ * vbt_api_complete's own path without its dispatch. The caller has entered the API. */
+static VBT_ALWAYS_INLINE int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
+{
+    vbt_status_t st = vbt_p2p_wait_flag(&req->complete);
+    vbt_comm_t *c = req->comm;
+    size_t capacity = req->bytes;
+    int rc;
+
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
+    vbt_request_fill_status(req, status);
+    rc = req->status_error;
+    vbt_request_release_held(req);
+    if (likely(rc == MPI_SUCCESS))
+        return rc;
+    return recv_failed(call, c, capacity, rc);
+}
+
+static VBT_ALWAYS_INLINE int recv_impl(const char *call, void *buf, MPI_Count count,
+                                       MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                       MPI_Status *status)
 {
     vbt_request_t *req;
     int rc;

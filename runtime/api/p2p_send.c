@@ -26,9 +26,9 @@ VBT_PMPI_ALIAS(Ibsend_c)
 /* Check the arguments and start the send; blocking callers then wait on *req_p. The caller
  * has entered the API (VBT_API_ENTER): the critical section is held for the whole call, so the
  * engine's functions are called in their _held forms. */
-static inline int start_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
-                             int dest, int tag, MPI_Comm comm, unsigned flags, int blocking,
-                             vbt_request_t **req_p)
+static VBT_ALWAYS_INLINE int start_send(const char *call, const void *buf, MPI_Count count,
+                                        MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                        unsigned flags, int blocking, vbt_request_t **req_p)
 {
     vbt_api_data_t d;
     vbt_status_t st;
@@ -48,8 +48,9 @@ static inline int start_send(const char *call, const void *buf, MPI_Count count,
     return MPI_SUCCESS;
 }
 
-static inline int blocking_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype dt,
-                                int dest, int tag, MPI_Comm comm, unsigned flags)
+static VBT_ALWAYS_INLINE int blocking_send(const char *call, const void *buf, MPI_Count count,
+                                           MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                           unsigned flags)
 {
     vbt_request_t *req;
     MPI_Request handle;
@@ -72,9 +73,9 @@ static inline int blocking_send(const char *call, const void *buf, MPI_Count cou
                                      : vbt_error_raise(vbt_comm_get(comm), call, rc, "send failed");
 }
 
-static inline int nonblocking_send(const char *call, const void *buf, MPI_Count count,
-                                   MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                                   unsigned flags, MPI_Request *request)
+static VBT_ALWAYS_INLINE int nonblocking_send(const char *call, const void *buf, MPI_Count count,
+                                              MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                              unsigned flags, MPI_Request *request)
 {
     vbt_request_t *req;
     int rc;

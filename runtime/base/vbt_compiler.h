@@ -9,6 +9,10 @@
  * callers' branches towards it laid out as unlikely. */
 #define VBT_NOINLINE_COLD __attribute__((noinline, cold))
 
+/* A layer of the 8-byte path folded into its caller: the call and its register saves cost
+ * more than the layer's own work. */
+#define VBT_ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* Tell the CPU we are spinning (saves power, frees the sibling hyper-thread). */
 #if defined(__x86_64__) || defined(__i386__)
 #define vbt_cpu_relax() __builtin_ia32_pause()
