@@ -72,10 +72,9 @@
 
 vbt_p2p_state_t vbt_p2p;
 
-void vbt_p2p_request_done(vbt_request_t *req)
+void vbt_p2p_request_done_slow(vbt_request_t *req)
 {
-    vbt_flag_set(&req->complete);
-    if (unlikely(req->flags & VBT_REQF_NOTIFY)) { /* never bsend or freed */
+    if (req->flags & VBT_REQF_NOTIFY) { /* never bsend or freed */
         req->next = vbt_p2p.notify;
         vbt_p2p.notify = req;
         return;
@@ -112,7 +111,7 @@ static int run_hooks(void)
     return n;
 }
 
-static int progress_step(void)
+static VBT_ALWAYS_INLINE int progress_step(void)
 {
     int n = vbt_tl_progress();
 
@@ -138,7 +137,8 @@ static int progress_step(void)
     return n;
 }
 
-int vbt_p2p_progress(void)
+/* Folded into vbt_p2p_wait_flag, whose every poll is one. */
+static VBT_ALWAYS_INLINE int progress_try(void)
 {
     int n;
 
@@ -149,6 +149,11 @@ int vbt_p2p_progress(void)
     n = progress_step();
     vbt_rlock_release(&vbt_rt.cs);
     return n;
+}
+
+int vbt_p2p_progress(void)
+{
+    return progress_try();
 }
 
 void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg)
@@ -233,20 +238,18 @@ void vbt_p2p_polled(int found)
     sched_yield();
 }
 
-vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
+/* The wait's loop. threaded is a constant where it is inlined: single-threaded, the progress
+ * step runs without the lock's flag tests (the level cannot change while a single-threaded
+ * program waits: no other thread is in MPI). */
+static VBT_ALWAYS_INLINE vbt_status_t wait_flag_loop(const volatile uint8_t *flag, int threaded)
 {
     vbt_backoff_t backoff;
-    vbt_status_t status = VBT_OK;
-    /* The whole wait runs outside the critical section: its progress calls only try it. */
-    int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
     vbt_backoff_init(&backoff);
     while (!vbt_flag_get(flag)) {
-        int n = vbt_p2p_progress();
-        if (unlikely(n < 0)) {
-            status = (vbt_status_t)n;
-            break;
-        }
+        int n = threaded ? progress_try() : progress_step();
+        if (unlikely(n < 0))
+            return (vbt_status_t)n;
         if (vbt_flag_get(flag))
             break;
         if (n == 0)
@@ -254,6 +257,19 @@ vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
         else
             vbt_backoff_init(&backoff);
     }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
+{
+    vbt_status_t status;
+    int depth;
+
+    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
+        return wait_flag_loop(flag, 0);
+    /* The whole wait runs outside the critical section: its progress calls only try it. */
+    depth = vbt_rlock_suspend(&vbt_rt.cs);
+    status = wait_flag_loop(flag, 1);
     vbt_rlock_resume(&vbt_rt.cs, depth);
     return status;
 }

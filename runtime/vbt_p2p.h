@@ -133,8 +133,15 @@ vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, i
                             vbt_unexp_t **msg_p);
 /* Cancel a receive that has not matched yet. */
 void vbt_p2p_cancel(vbt_request_t *req);
+/* vbt_p2p_request_done's part for a request that is watched, freed or buffered. */
+void vbt_p2p_request_done_slow(vbt_request_t *req);
 /* Complete a request and apply MPI_Request_free semantics. */
-void vbt_p2p_request_done(vbt_request_t *req);
+static inline void vbt_p2p_request_done(vbt_request_t *req)
+{
+    vbt_flag_set(&req->complete);
+    if (unlikely(req->flags & (VBT_REQF_NOTIFY | VBT_REQF_BSEND | VBT_REQF_FREED)))
+        vbt_p2p_request_done_slow(req);
+}
 
 /* Functions run at every progress call while installed: the one-sided engine serves its
  * windows' requests there, the collectives advance their schedules, so both progress whenever
