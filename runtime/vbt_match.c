@@ -12,7 +12,7 @@ static void posted_unlink(vbt_match_queue_t *q, vbt_request_t *prev, vbt_request
     r->next = NULL;
 }
 
-vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag)
+vbt_request_t *vbt_match_take_posted_search(vbt_match_queue_t *q, int src, int tag)
 {
     vbt_request_t *prev = NULL;
 
@@ -38,7 +38,7 @@ int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req)
     return 0;
 }
 
-vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, int take)
+vbt_unexp_t *vbt_match_find_unexpected_search(vbt_match_queue_t *q, int src, int tag, int take)
 {
     vbt_unexp_t *prev = NULL;
 
@@ -57,24 +57,4 @@ vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, i
         return u;
     }
     return NULL;
-}
-
-void vbt_match_append_posted(vbt_match_queue_t *q, vbt_request_t *req)
-{
-    req->next = NULL;
-    if (q->posted_tail != NULL)
-        q->posted_tail->next = req;
-    else
-        q->posted_head = req;
-    q->posted_tail = req;
-}
-
-void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u)
-{
-    u->next = NULL;
-    if (q->unexp_tail != NULL)
-        q->unexp_tail->next = u;
-    else
-        q->unexp_head = u;
-    q->unexp_tail = u;
 }

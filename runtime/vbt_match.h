@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vbt_compiler.h"
 #include "vbt_request.h"
 
 /* Bytes of payload an unexpected message's record holds itself (so that the record is 128
@@ -47,13 +48,57 @@ static inline int vbt_match_accepts(int want_src, int want_tag, int src, int tag
            (want_tag == tag || (want_tag == -2 /* MPI_ANY_TAG */ && tag >= 0));
 }
 
-/* An arriving message: remove and return the oldest posted receive that accepts it. */
-vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag);
-/* A new receive: the oldest unexpected message it accepts; removed when take is set. */
-vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag, int take);
+/* The searches behind the two below, past an empty queue and a match at its head. */
+vbt_request_t *vbt_match_take_posted_search(vbt_match_queue_t *q, int src, int tag);
+vbt_unexp_t *vbt_match_find_unexpected_search(vbt_match_queue_t *q, int src, int tag, int take);
 
-void vbt_match_append_posted(vbt_match_queue_t *q, vbt_request_t *req);
-void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u);
+/* An arriving message: remove and return the oldest posted receive that accepts it. Inline for
+ * the common cases, an empty queue or the head (a receive posted ahead of its message). */
+static inline vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src, int tag)
+{
+    vbt_request_t *r = q->posted_head;
+
+    if (r == NULL)
+        return NULL;
+    if (likely(vbt_match_accepts(r->peer, r->tag, src, tag))) {
+        q->posted_head = r->next;
+        if (q->posted_tail == r)
+            q->posted_tail = NULL;
+        r->next = NULL;
+        return r;
+    }
+    return vbt_match_take_posted_search(q, src, tag);
+}
+
+/* A new receive: the oldest unexpected message it accepts; removed when take is set. */
+static inline vbt_unexp_t *vbt_match_find_unexpected(vbt_match_queue_t *q, int src, int tag,
+                                                     int take)
+{
+    if (q->unexp_head == NULL)
+        return NULL;
+    return vbt_match_find_unexpected_search(q, src, tag, take);
+}
+
+static inline void vbt_match_append_posted(vbt_match_queue_t *q, vbt_request_t *req)
+{
+    req->next = NULL;
+    if (q->posted_tail != NULL)
+        q->posted_tail->next = req;
+    else
+        q->posted_head = req;
+    q->posted_tail = req;
+}
+
+static inline void vbt_match_append_unexpected(vbt_match_queue_t *q, vbt_unexp_t *u)
+{
+    u->next = NULL;
+    if (q->unexp_tail != NULL)
+        q->unexp_tail->next = u;
+    else
+        q->unexp_head = u;
+    q->unexp_tail = u;
+}
+
 /* Remove a posted receive (MPI_Cancel); returns 1 when it was still there. */
 int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req);
 
