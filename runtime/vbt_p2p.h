@@ -124,6 +124,10 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
 vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                unsigned flags, vbt_request_t **req_p);
+/* vbt_p2p_send_held for contiguous data in standard mode on the point-to-point context: the
+ * blocking send's common case, with its arguments in registers. */
+vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, const void *buf, size_t bytes, int dest, int tag,
+                                 vbt_request_t **req_p);
 vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p);
