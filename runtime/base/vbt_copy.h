@@ -10,36 +10,36 @@
 
 #include "vbt_compiler.h"
 
+/* n in [w, 2w]: the first w bytes and the last w (below 2w they overlap and the overlap is
+ * written twice with the same bytes). w is a constant where this is inlined, so each half is
+ * one load and one store of that width. */
+static VBT_ALWAYS_INLINE void vbt_copy_ends(char *d, const char *s, size_t n, size_t w)
+{
+    char a[16], b[16];
+
+    __builtin_memcpy(a, s, w);
+    __builtin_memcpy(b, s + n - w, w);
+    __builtin_memcpy(d, a, w);
+    __builtin_memcpy(d + n - w, b, w);
+}
+
 static inline void vbt_copy(void *dst, const void *src, size_t n)
 {
     char *d = dst;
     const char *s = src;
 
     if (likely(n <= 32)) {
-        if (n >= 16) {
-            /* first 16 and last 16 (they overlap below 32) */
-            char a[16], b[16];
-            __builtin_memcpy(a, s, 16);
-            __builtin_memcpy(b, s + n - 16, 16);
-            __builtin_memcpy(d, a, 16);
-            __builtin_memcpy(d + n - 16, b, 16);
-        } else if (n >= 8) {
-            char a[8], b[8];
-            __builtin_memcpy(a, s, 8);
-            __builtin_memcpy(b, s + n - 8, 8);
-            __builtin_memcpy(d, a, 8);
-            __builtin_memcpy(d + n - 8, b, 8);
-        } else if (n >= 4) {
-            char a[4], b[4];
-            __builtin_memcpy(a, s, 4);
-            __builtin_memcpy(b, s + n - 4, 4);
-            __builtin_memcpy(d, a, 4);
-            __builtin_memcpy(d + n - 4, b, 4);
-        } else if (n > 0) { /* 1 to 3: first, middle, last */
-            char a = s[0], b = s[n / 2], c = s[n - 1];
-            d[0] = a;
-            d[n / 2] = b;
-            d[n - 1] = c;
+        if (n >= 16)
+            vbt_copy_ends(d, s, n, 16);
+        else if (n >= 8)
+            vbt_copy_ends(d, s, n, 8);
+        else if (n >= 4)
+            vbt_copy_ends(d, s, n, 4);
+        else if (n > 0) { /* 1 to 3: first, middle, last */
+            char x = s[0], y = s[n / 2], z = s[n - 1];
+            d[0] = x;
+            d[n / 2] = y;
+            d[n - 1] = z;
         }
         return;
     }
