@@ -43,17 +43,21 @@ static inline int vbt_api_buf_null_bad(const void *buf, MPI_Count count, const v
 }
 
 /* buf/count/datatype for communication: a valid, committed type. count is an MPI_Count for
- * the int and the large-count (_c) calls alike; its byte length must fit a size_t. */
+ * the int and the large-count (_c) calls alike; its byte length must fit a ptrdiff_t (checked
+ * by a multiplication that reports overflow, not a division: no divide on the message path). */
 static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void *buf,
                                      MPI_Count count, MPI_Datatype dt, vbt_api_data_t *d)
 {
     vbt_dtype_t *t = vbt_dtype_get(dt);
+    uint64_t bytes;
+
     if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t) ||
-                 (t->size > 0 && (uint64_t)count > PTRDIFF_MAX / t->size))) {
+                 __builtin_mul_overflow((uint64_t)count, (uint64_t)t->size, &bytes) ||
+                 bytes > PTRDIFF_MAX)) {
         *d = (vbt_api_data_t){0}; /* not used, but the compiler cannot know bad_buffer fails */
         return vbt_api_bad_buffer(c, call, buf, count, dt);
     }
-    d->bytes = (size_t)count * t->size;
+    d->bytes = (size_t)bytes;
     d->count = (size_t)count;
     if (likely(t->contig)) {
         d->buf = (char *)(uintptr_t)buf + t->true_lb;

@@ -465,6 +465,13 @@ static int bad_send_huge(MPI_Comm comm)
     return MPI_Send_c(b, (MPI_Count)1 << 62, MPI_INT, 0, 0, comm);
 }
 
+/* 2^62 of a 2-byte type: 2^63 bytes, one more than PTRDIFF_MAX, without a 64-bit overflow. */
+static int bad_send_huge_short(MPI_Comm comm)
+{
+    char b[4] = {0};
+    return MPI_Send_c(b, (MPI_Count)1 << 62, MPI_SHORT, 0, 0, comm);
+}
+
 /* Queries, and a negative count refused with an error that names the _c call (the message is
  * logged at debug level under MPI_ERRORS_RETURN: check_msg when VBT_LOG=debug). */
 static void test_queries(MPI_Comm comm, int check_msg)
@@ -563,6 +570,10 @@ static void test_queries(MPI_Comm comm, int check_msg)
     CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_COUNT);
     if (check_msg && (strstr(msg, "MPI_Send_c") == NULL || strstr(msg, "address") == NULL))
         FAIL("the error of MPI_Send_c with count 2^62 says \"%s\"", msg);
+    rc = captured(bad_send_huge_short, comm, msg, sizeof(msg));
+    CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_COUNT);
+    if (check_msg && (strstr(msg, "MPI_Send_c") == NULL || strstr(msg, "address") == NULL))
+        FAIL("the error of MPI_Send_c with count 2^62 of MPI_SHORT says \"%s\"", msg);
     CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
 }
 
