@@ -58,11 +58,9 @@ static inline const char *vbt_p2p_decode(const void *buf, size_t len, vbt_p2p_ms
     m->len = len - sizeof(m->hdr);
     if (unlikely(m->hdr.version != VBT_P2P_WIRE_VERSION))
         return "version";
+    if (likely(m->hdr.type == VBT_P2P_EAGER)) /* most messages: before the switch's jump table */
+        return likely(m->hdr.len == m->len) ? NULL : "len (not the payload's length)";
     switch (m->hdr.type) {
-    case VBT_P2P_EAGER:
-        if (unlikely(m->hdr.len != m->len))
-            bad = "len (not the payload's length)";
-        break;
     case VBT_P2P_FRAG_FIRST:
         /* A receiver buffers an unexpected fragmented message whole: no peer may make it
          * allocate more than the largest message that goes as fragments. */
