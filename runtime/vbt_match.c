@@ -1,24 +1,12 @@
 #include "vbt_match.h"
 
-/* Unlink r, whose predecessor is prev (NULL at the head), from the posted queue. */
-static void posted_unlink(vbt_match_queue_t *q, vbt_request_t *prev, vbt_request_t *r)
-{
-    if (prev == NULL)
-        q->posted_head = r->next;
-    else
-        prev->next = r->next;
-    if (q->posted_tail == r)
-        q->posted_tail = prev;
-    r->next = NULL;
-}
-
 vbt_request_t *vbt_match_take_posted_search(vbt_match_queue_t *q, int src, int tag)
 {
     vbt_request_t *prev = NULL;
 
     for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
         if (vbt_match_accepts(r->peer, r->tag, src, tag)) {
-            posted_unlink(q, prev, r);
+            vbt_match_posted_unlink(q, prev, r);
             return r;
         }
     }
@@ -31,7 +19,7 @@ int vbt_match_remove_posted(vbt_match_queue_t *q, vbt_request_t *req)
 
     for (vbt_request_t *r = q->posted_head; r != NULL; prev = r, r = r->next) {
         if (r == req) {
-            posted_unlink(q, prev, r);
+            vbt_match_posted_unlink(q, prev, r);
             return 1;
         }
     }

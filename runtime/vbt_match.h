@@ -48,6 +48,19 @@ static inline int vbt_match_accepts(int want_src, int want_tag, int src, int tag
            (want_tag == tag || (want_tag == -2 /* MPI_ANY_TAG */ && tag >= 0));
 }
 
+/* Unlink r, whose predecessor is prev (NULL at the head), from the posted queue. */
+static inline void vbt_match_posted_unlink(vbt_match_queue_t *q, vbt_request_t *prev,
+                                           vbt_request_t *r)
+{
+    if (prev == NULL)
+        q->posted_head = r->next;
+    else
+        prev->next = r->next;
+    if (q->posted_tail == r)
+        q->posted_tail = prev;
+    r->next = NULL;
+}
+
 /* The searches behind the two below, past an empty queue and a match at its head. */
 vbt_request_t *vbt_match_take_posted_search(vbt_match_queue_t *q, int src, int tag);
 vbt_unexp_t *vbt_match_find_unexpected_search(vbt_match_queue_t *q, int src, int tag, int take);
@@ -61,10 +74,7 @@ static inline vbt_request_t *vbt_match_take_posted(vbt_match_queue_t *q, int src
     if (r == NULL)
         return NULL;
     if (likely(vbt_match_accepts(r->peer, r->tag, src, tag))) {
-        q->posted_head = r->next;
-        if (q->posted_tail == r)
-            q->posted_tail = NULL;
-        r->next = NULL;
+        vbt_match_posted_unlink(q, NULL, r);
         return r;
     }
     return vbt_match_take_posted_search(q, src, tag);

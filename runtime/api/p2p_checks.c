@@ -122,9 +122,7 @@ int vbt_api_complete(MPI_Request *request, MPI_Status *status)
         return vbt_api_failed(req->comm, "MPI_Wait", st);
     if (unlikely(req->kind >= VBT_REQ_PSEND))
         return vbt_api_finish_other(request, status);
-    vbt_request_fill_status(req, status);
-    err = req->status_error;
-    vbt_request_release_held(req);
+    err = vbt_api_release_done(req, status);
     *request = MPI_REQUEST_NULL;
     return err;
 }

@@ -45,12 +45,11 @@ static int check_requests(const char *call, int count, MPI_Request requests[])
 static int finish(MPI_Request *request, MPI_Status *status)
 {
     vbt_request_t *req = vbt_request_of(*request);
-    int err = req->status_error;
+    int err;
 
     if (unlikely(req->kind >= VBT_REQ_PSEND))
         return vbt_api_finish_other(request, status);
-    vbt_request_fill_status(req, status);
-    vbt_request_release_held(req);
+    err = vbt_api_release_done(req, status);
     *request = MPI_REQUEST_NULL;
     return err;
 }

@@ -63,9 +63,7 @@ static VBT_ALWAYS_INLINE int finish_recv(const char *call, vbt_request_t *req, M
 
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
-    vbt_request_fill_status(req, status);
-    rc = req->status_error;
-    vbt_request_release_held(req);
+    rc = vbt_api_release_done(req, status);
     if (likely(rc == MPI_SUCCESS))
         return rc;
     return recv_failed(call, c, capacity, rc);

@@ -109,6 +109,17 @@ static inline int vbt_api_check_tag(vbt_comm_t *c, const char *call, int tag, in
                                    "argument " _name " is NULL; pass a valid address");            \
     } while (0)
 
+/* A completed plain request (not persistent, composite or generalized): fill status, free it
+ * and return its error class. The caller has entered the API and nulls its handle, if any. */
+static inline int vbt_api_release_done(vbt_request_t *req, MPI_Status *status)
+{
+    int err = req->status_error;
+
+    vbt_request_fill_status(req, status);
+    vbt_request_release_held(req);
+    return err;
+}
+
 /* Wait for one request, fill status, free it and null the handle; returns its error class. The
  * caller has entered the API (holds the critical section; the wait gives it up meanwhile). */
 int vbt_api_complete(MPI_Request *request, MPI_Status *status);
