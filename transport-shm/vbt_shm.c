@@ -677,23 +677,25 @@ static VBT_NOINLINE_COLD vbt_status_t ring_corrupt(vbt_shm_iface_t *shm, vbt_shm
     return VBT_ERR_PEER_FAILED;
 }
 
-/* We freed cells: senders that found their ring full and asked for it get their doorbell.
- * Every poll that delivered something comes here: inline, not cold. */
-static inline void tell_waiting_senders(vbt_shm_iface_t *shm)
+/* We freed cells of p's ring: if its sender found the ring full and asked, ring its doorbell.
+ * Dekker with vbt_shm_ring_want_space: our head stores before our look at waiting. Where both
+ * of us use membarrier, the sender's sleep announcement fences for us as it does for its sends
+ * (vbt_shm_bell.h: a sender that finds the ring full polls, or sleeps after a membarrier, then
+ * looks at head again), so a compiler barrier keeps the order; else a full fence. Once per ring
+ * that delivered something in a poll, not per message. */
+static inline void tell_waiting_sender(vbt_shm_iface_t *shm, vbt_shm_peer_t *p)
 {
-    /* Dekker with vbt_shm_ring_want_space: our head stores before our look at waiting. */
-    atomic_thread_fence(memory_order_seq_cst);
-    for (int k = 0; k < shm->nrx; k++) {
-        vbt_shm_peer_t *p = shm->rx_peers[k];
-        if (p->rx_released) {
-            p->rx_released = 0;
-            if (vbt_shm_ring_take_waiter(&p->rx))
-                ring_bell(shm, p);
-        }
-    }
+    if (unlikely(p->send_fence))
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(vbt_shm_ring_take_waiter(&p->rx)))
+        ring_bell(shm, p);
 }
 
-static int vbt_shm_progress(vbt_tl_iface_t *iface)
+/* noinline: called through the ops table with every poll; GCC would otherwise split the entry
+ * test off for the two direct callers and make every poll two calls. */
+static __attribute__((noinline)) int vbt_shm_progress(vbt_tl_iface_t *iface)
 {
     vbt_shm_iface_t *shm = vbt_shm_iface(iface);
     int n = 0, status = 0;
@@ -701,30 +703,28 @@ static int vbt_shm_progress(vbt_tl_iface_t *iface)
     if (unlikely(!shm->up || shm->in_progress))
         return 0;
     shm->in_progress = 1;
-    for (int k = 0; k < shm->nrx && status == 0; k++) {
+    for (int k = 0; k < shm->nrx; k++) {
         vbt_shm_peer_t *p = shm->rx_peers[k];
-        int j;
-        for (j = 0; j < VBT_SHM_POLL_BATCH; j++) {
-            const vbt_shm_cell_t *cell = vbt_shm_ring_peek(&p->rx);
-            int64_t len;
+        const vbt_shm_cell_t *cell = vbt_shm_ring_peek(&p->rx);
+        int j = 0;
 
-            if (cell == NULL)
-                break;
-            len = vbt_shm_ring_check(cell);
+        if (cell == NULL)
+            continue;
+        do {
+            int64_t len = vbt_shm_ring_check(cell);
+
             if (unlikely(len < 0)) {
-                status = ring_corrupt(shm, p, cell, k);
+                status = ring_corrupt(shm, p, cell, k); /* p is out of rx_peers: stop here */
                 break;
             }
             shm->upcalls.recv(shm->upcalls.arg, p->world, cell->data, (size_t)len);
             vbt_shm_ring_release(&p->rx);
-        }
-        if (j > 0) {
-            p->rx_released = 1;
-            n += j;
-        }
+        } while (++j < VBT_SHM_POLL_BATCH && (cell = vbt_shm_ring_peek(&p->rx)) != NULL);
+        n += j;
+        if (unlikely(status != 0))
+            break;
+        tell_waiting_sender(shm, p);
     }
-    if (n > 0)
-        tell_waiting_senders(shm);
     shm->in_progress = 0;
     shm->stats.recvs += (uint64_t)n;
     return status != 0 ? status : n;

@@ -159,7 +159,6 @@ typedef struct {
     int broken;      /* it wrote a corrupt cell: we no longer read its ring */
     int cma_ok;      /* process_vm_readv of it works */
     int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
-    int rx_released; /* this poll freed cells of its ring to us */
     int pidfd;       /* -1 without pidfd_open: kill(pid, 0) then */
     unsigned full_count;
     uint64_t cookie;

@@ -17,7 +17,9 @@
  * a seq_cst fence) looks at head once more; a consumer, after its releases, a seq_cst fence,
  * takes waiting (exchange to 0) and, if it was set, wakes the producer. Dekker: either the
  * consumer sees waiting, or the producer's second look sees the room. The fence costs the
- * consumer once per poll that delivered something, not per message.
+ * consumer once per poll that delivered something, not per message; the shm transport replaces
+ * it with a compiler barrier where the producer announces its sleeps with membarrier, which
+ * then fences for the consumer (vbt_shm_bell.h).
  *
  * The control lines (vbt_shm_ring_ctrl_t) and the cells are separate, so that a receiver's
  * segment can pack the control lines of all its inbound rings together. */

@@ -107,8 +107,8 @@ static inline void vbt_shm_ring_release(vbt_shm_consumer_t *c)
     atomic_store_explicit(&c->ctrl->head, c->head, memory_order_release);
 }
 
-/* After releasing cells AND a seq_cst fence: 1 when the producer asked to be told about room
- * (the request is consumed: tell it). */
+/* After releasing cells AND a seq_cst fence (or its asymmetric form, vbt_shm_ring.h): 1 when
+ * the producer asked to be told about room (the request is consumed: tell it). */
 static inline int vbt_shm_ring_take_waiter(vbt_shm_consumer_t *c)
 {
     return atomic_load_explicit(&c->ctrl->waiting, memory_order_relaxed) != 0 &&

@@ -120,6 +120,8 @@ static vbt_status_t send_pattern(vbt_tl_iface_t *tl, int from, int to, size_t le
     return tl->send(tl, to, buf, hdr, buf + hdr, len - hdr);
 }
 
+/* _i 0: the instances register for membarrier, and send and drain without fences; 1: they do
+ * not (VBT_SHM_MEMBARRIER=0), and fence. */
 START_TEST(test_two_instances)
 {
     static const size_t sizes[] = {0, 1, 63, 64, 4096, VBT_SHM_CELL_DATA};
@@ -129,6 +131,7 @@ START_TEST(test_two_instances)
     vbt_shm_iface_t *sa, *sb;
     int go = -1, n;
 
+    vbt_cfg.shm_membarrier = _i == 0;
     memset(pub, 0, sizeof(pub));
     a = open_rank(&ra, 0);
     b = open_rank(&rb, 1);
@@ -144,6 +147,10 @@ START_TEST(test_two_instances)
     ck_assert_int_eq(vbt_shm_tl_ops.reaches(a, 2), 0); /* another node */
     ck_assert_int_eq(vbt_shm_tl_ops.reaches(b, 0), 1);
     ck_assert_int_eq(vbt_shm_tl_ops.reaches(b, 2), 0);
+    if (_i == 1 || !sa->asym) /* the kernel may refuse membarrier: then they fence too */
+        ck_assert_int_eq(sa->peers[1].send_fence + sb->peers[0].send_fence, 2);
+    else
+        ck_assert_int_eq(sa->peers[1].send_fence + sb->peers[0].send_fence, 0);
     ck_assert_int_eq(!!(a->caps & VBT_TL_CAP_READ_PEER), sa->cma_available && vbt_cfg.shm_cma);
     ck_assert_int_eq(vbt_shm_tl_ops.max_sleep_ms(a), VBT_SHM_BLOCK_MAX_MS);
     ck_assert_int_eq(vbt_shm_tl_ops.wait_fd(a), sa->bell_fd);
@@ -182,7 +189,18 @@ START_TEST(test_two_instances)
     }
     ck_assert_int_eq(n, VBT_SHM_RING_DEPTH);
     ck_assert_uint_eq(sa->stats.full, 1);
+    /* a sleeps on it (nothing else to wait for); b's drain frees cells and rings a's doorbell,
+     * with a fence or without one (both registered for membarrier: a's sleep fenced for b). */
+    ck_assert_int_eq(vbt_shm_tl_ops.sleep_begin(a, &go), VBT_OK);
+    ck_assert_int_eq(go, 1);
     ck_assert_int_eq(vbt_shm_tl_ops.progress(b), VBT_SHM_POLL_BATCH);
+    {
+        struct pollfd pfd = {.fd = vbt_shm_tl_ops.wait_fd(a), .events = POLLIN};
+        ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+        ck_assert_int_eq(vbt_shm_tl_ops.sleep_end(a, 1, 0), VBT_OK);
+    }
+    ck_assert_uint_eq(sa->stats.rung, 1);
+    ck_assert_uint_eq(sb->stats.wakes, 1);
     ck_assert_int_eq(send_pattern(a, 0, 1, 100), VBT_OK);
     while ((n = vbt_shm_tl_ops.progress(b)) > 0)
         ;
@@ -331,7 +349,7 @@ int main(void)
     Suite *s = suite_create("shm_iface");
     TCase *tc = tcase_create("instance");
 
-    tcase_add_test(tc, test_two_instances);
+    tcase_add_loop_test(tc, test_two_instances, 0, 2);
     tcase_add_test(tc, test_alone);
     tcase_add_test(tc, test_no_device);
     tcase_add_test(tc, test_invalid);
