@@ -111,21 +111,17 @@ static int run_hooks(void)
     return n;
 }
 
-static VBT_ALWAYS_INLINE int progress_step(void)
+/* What a progress step does after the transports' polls when the engine has more to do: sends
+ * queued for room or credits, puts, hooks, notifications, a failure. n: what the polls found. */
+static __attribute__((noinline)) int progress_more(int n)
 {
-    int n = vbt_tl_progress();
-
-    if (unlikely(n < 0)) {
-        vbt_p2p.failed = (vbt_status_t)n;
-        return n;
-    }
-    if (unlikely(vbt_p2p.npending > 0))
+    if (vbt_p2p.npending > 0)
         vbt_p2p_drain_sendqs();
-    if (unlikely(vbt_p2p.nputs > 0))
+    if (vbt_p2p.nputs > 0)
         vbt_p2p_put_progress();
-    if (unlikely(vbt_p2p.nhooks > 0))
+    if (vbt_p2p.nhooks > 0)
         n += run_hooks();
-    while (unlikely(vbt_p2p.notify != NULL)) {
+    while (vbt_p2p.notify != NULL) {
         vbt_request_t *req = vbt_p2p.notify;
         vbt_p2p.notify = req->next;
         req->next = NULL;
@@ -134,6 +130,22 @@ static VBT_ALWAYS_INLINE int progress_step(void)
     }
     if (unlikely(vbt_p2p.failed != VBT_OK))
         return vbt_p2p.failed;
+    return n;
+}
+
+static VBT_ALWAYS_INLINE int progress_step(void)
+{
+    int n = vbt_tl_progress();
+
+    if (unlikely(n < 0)) {
+        vbt_p2p.failed = (vbt_status_t)n;
+        return n;
+    }
+    /* One test for the five, without a branch each: most polls have none of them. */
+    if (unlikely((vbt_p2p.npending | vbt_p2p.nputs | (unsigned)vbt_p2p.nhooks |
+                  (unsigned)vbt_p2p.failed) != 0 ||
+                 vbt_p2p.notify != NULL))
+        return progress_more(n);
     return n;
 }
 

@@ -179,9 +179,9 @@ static VBT_ALWAYS_INLINE vbt_status_t send_now(vbt_comm_t *comm, uint32_t contex
                              .len = bytes};
         vbt_status_t status = vbt_tl_send(tl, w, &hdr, sizeof(hdr), buf, bytes);
 
-        if (likely(status == VBT_OK)) {
-            vbt_p2p.peer_cnt[w]->msgs_sent++;
-            vbt_p2p.peer_cnt[w]->bytes_sent += bytes;
+        if (likely(status == VBT_OK)) { /* peer_cnt[w] is tl's: w is not us */
+            tl->cnt.msgs_sent++;
+            tl->cnt.bytes_sent += bytes;
         }
         return status; /* VBT_ERR_NO_RESOURCE: no room now */
     }
