@@ -213,16 +213,17 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
     return vbt_p2p_irecv_held(comm, ctx_index, buf, capacity, dtype, count, src, tag, req_p);
 }
 
-vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
-                                struct vbt_dtype *dtype, size_t count, int src, int tag,
-                                vbt_request_t **req_p)
+/* Post a receive: take a matching unexpected message into it, or queue it. */
+static VBT_ALWAYS_INLINE vbt_request_t *post_recv(vbt_comm_t *comm, int ctx_index, void *buf,
+                                                  size_t capacity, struct vbt_dtype *dtype,
+                                                  size_t count, int src, int tag)
 {
     vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
 
     if (unlikely(req == NULL))
-        return VBT_ERR_NO_MEMORY;
+        return NULL;
     if (unlikely(dtype != NULL)) {
         vbt_dtype_ref(dtype);
         req->dtype = dtype;
@@ -234,13 +235,12 @@ vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size
     req->tag = tag;
     req->buf = buf;
     req->bytes = capacity;
-    *req_p = req;
 
     if (unlikely(src == MPI_PROC_NULL)) {
         req->status_source = MPI_PROC_NULL;
         req->status_tag = MPI_ANY_TAG;
         vbt_p2p_request_done(req);
-        return VBT_OK;
+        return req;
     }
     u = vbt_match_find_unexpected(q, src, tag, 1);
     if (u != NULL) {
@@ -249,7 +249,24 @@ vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size
         vbt_match_append_posted(q, req);
         vbt_p2p.stats.posted_len++;
     }
+    return req;
+}
+
+vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
+                                struct vbt_dtype *dtype, size_t count, int src, int tag,
+                                vbt_request_t **req_p)
+{
+    vbt_request_t *req = post_recv(comm, ctx_index, buf, capacity, dtype, count, src, tag);
+
+    if (unlikely(req == NULL))
+        return VBT_ERR_NO_MEMORY;
+    *req_p = req;
     return VBT_OK;
+}
+
+vbt_request_t *vbt_p2p_irecv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag)
+{
+    return post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
 }
 
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,

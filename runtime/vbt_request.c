@@ -43,7 +43,7 @@ vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
     return vbt_request_alloc_held(kind);
 }
 
-void vbt_request_release_held(vbt_request_t *req)
+void vbt_request_release_parts(vbt_request_t *req)
 {
     if (req->release_fn != NULL) /* a collective's schedule goes with it */
         req->release_fn(req);
@@ -76,13 +76,6 @@ int vbt_request_uses_comm(const struct vbt_comm *comm)
 }
 
 /* MPI_Status has five internal ints: the byte count (64 bits in two) and the cancelled flag. */
-void vbt_status_set_bytes(MPI_Status *status, size_t bytes, int cancelled)
-{
-    status->MPI_internal[0] = (int)(uint32_t)(bytes & 0xffffffffu);
-    status->MPI_internal[1] = (int)(uint32_t)((uint64_t)bytes >> 32);
-    status->MPI_internal[2] = cancelled;
-}
-
 size_t vbt_status_get_bytes(const MPI_Status *status)
 {
     return (size_t)((uint64_t)(uint32_t)status->MPI_internal[0] |
@@ -94,11 +87,3 @@ int vbt_status_get_cancelled(const MPI_Status *status)
     return status->MPI_internal[2];
 }
 
-void vbt_request_fill_status(const vbt_request_t *req, MPI_Status *status)
-{
-    if (status == MPI_STATUS_IGNORE)
-        return;
-    status->MPI_SOURCE = req->status_source;
-    status->MPI_TAG = req->status_tag;
-    vbt_status_set_bytes(status, req->status_bytes, (req->flags & VBT_REQF_CANCELLED) != 0);
-}

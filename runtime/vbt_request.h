@@ -176,7 +176,17 @@ static inline uint64_t vbt_request_id(const vbt_request_t *req)
 /* The live request behind an id from the wire, or NULL. A bounds check and a compare. */
 vbt_request_t *vbt_request_from_id(uint64_t id);
 void vbt_request_release(vbt_request_t *req);
-void vbt_request_release_held(vbt_request_t *req);
+/* Release what a request holds besides its slot (a collective's schedule, a datatype
+ * reference, a packed copy), then the slot: vbt_request_release_held's rare part. */
+void vbt_request_release_parts(vbt_request_t *req);
+/* Inline: a message path's request holds nothing but its slot. */
+static inline void vbt_request_release_held(vbt_request_t *req)
+{
+    if (unlikely(req->release_fn != NULL || req->dtype != NULL || (req->flags & VBT_REQF_TMPBUF)))
+        vbt_request_release_parts(req);
+    else
+        vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
+}
 void vbt_request_cleanup(void);
 /* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
  * every request, so only for slow paths. */
@@ -211,9 +221,23 @@ static inline int vbt_request_inactive(const vbt_request_t *req)
     return (req->flags & (VBT_REQF_PERSISTENT | VBT_REQF_ACTIVE)) == VBT_REQF_PERSISTENT;
 }
 
+/* The byte count and cancelled flag a status carries, in its MPI_internal words. */
+static inline void vbt_status_set_bytes(MPI_Status *status, size_t bytes, int cancelled)
+{
+    status->MPI_internal[0] = (int)(uint32_t)(bytes & 0xffffffffu);
+    status->MPI_internal[1] = (int)(uint32_t)((uint64_t)bytes >> 32);
+    status->MPI_internal[2] = cancelled;
+}
+
 /* Fill a user status from a completed request (status may be MPI_STATUS_IGNORE). */
-void vbt_request_fill_status(const vbt_request_t *req, MPI_Status *status);
-void vbt_status_set_bytes(MPI_Status *status, size_t bytes, int cancelled);
+static inline void vbt_request_fill_status(const vbt_request_t *req, MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = req->status_source;
+    status->MPI_TAG = req->status_tag;
+    vbt_status_set_bytes(status, req->status_bytes, (req->flags & VBT_REQF_CANCELLED) != 0);
+}
 size_t vbt_status_get_bytes(const MPI_Status *status);
 int vbt_status_get_cancelled(const MPI_Status *status);
 

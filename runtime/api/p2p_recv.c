@@ -35,6 +35,12 @@ static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count c
     VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
     VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
+    if (likely(d.dtype == NULL)) {
+        *req_p = vbt_p2p_irecv_contig(c, d.buf, d.bytes, source, tag);
+        if (unlikely(*req_p == NULL))
+            return vbt_api_failed(c, call, VBT_ERR_NO_MEMORY);
+        return MPI_SUCCESS;
+    }
     st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, req_p);
     if (unlikely(st != VBT_OK))
         return vbt_api_failed(c, call, st);
