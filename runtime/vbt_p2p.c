@@ -111,9 +111,7 @@ static int run_hooks(void)
     return n;
 }
 
-/* What a progress step does after the transports' polls when the engine has more to do: sends
- * queued for room or credits, puts, hooks, notifications, a failure. n: what the polls found. */
-static __attribute__((noinline)) int progress_more(int n)
+int vbt_p2p_progress_more(int n)
 {
     if (vbt_p2p.npending > 0)
         vbt_p2p_drain_sendqs();
@@ -133,39 +131,9 @@ static __attribute__((noinline)) int progress_more(int n)
     return n;
 }
 
-static VBT_ALWAYS_INLINE int progress_step(void)
-{
-    int n = vbt_tl_progress();
-
-    if (unlikely(n < 0)) {
-        vbt_p2p.failed = (vbt_status_t)n;
-        return n;
-    }
-    /* One test for the five, without a branch each: most polls have none of them. */
-    if (unlikely((vbt_p2p.npending | vbt_p2p.nputs | (unsigned)vbt_p2p.nhooks |
-                  (unsigned)vbt_p2p.failed) != 0 ||
-                 vbt_p2p.notify != NULL))
-        return progress_more(n);
-    return n;
-}
-
-/* Folded into vbt_p2p_wait_flag, whose every poll is one. */
-static VBT_ALWAYS_INLINE int progress_try(void)
-{
-    int n;
-
-    /* With MPI_THREAD_MULTIPLE, a thread that finds another one inside the engine leaves the
-     * step to it (that thread progresses for everyone) instead of queueing behind it. */
-    if (unlikely(!vbt_rlock_try(&vbt_rt.cs)))
-        return 0;
-    n = progress_step();
-    vbt_rlock_release(&vbt_rt.cs);
-    return n;
-}
-
 int vbt_p2p_progress(void)
 {
-    return progress_try();
+    return vbt_p2p_progress_try();
 }
 
 void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg)
@@ -250,38 +218,16 @@ void vbt_p2p_polled(int found)
     sched_yield();
 }
 
-/* The wait's loop. threaded is a constant where it is inlined: single-threaded, the progress
- * step runs without the lock's flag tests (the level cannot change while a single-threaded
- * program waits: no other thread is in MPI). */
-static VBT_ALWAYS_INLINE vbt_status_t wait_flag_loop(const volatile uint8_t *flag, int threaded)
-{
-    vbt_backoff_t backoff;
-
-    vbt_backoff_init(&backoff);
-    while (!vbt_flag_get(flag)) {
-        int n = threaded ? progress_try() : progress_step();
-        if (unlikely(n < 0))
-            return (vbt_status_t)n;
-        if (vbt_flag_get(flag))
-            break;
-        if (n == 0)
-            vbt_p2p_idle(&backoff);
-        else
-            vbt_backoff_init(&backoff);
-    }
-    return VBT_OK;
-}
-
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 {
     vbt_status_t status;
     int depth;
 
     if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
-        return wait_flag_loop(flag, 0);
+        return vbt_p2p_wait_flag_loop(flag, 0);
     /* The whole wait runs outside the critical section: its progress calls only try it. */
     depth = vbt_rlock_suspend(&vbt_rt.cs);
-    status = wait_flag_loop(flag, 1);
+    status = vbt_p2p_wait_flag_loop(flag, 1);
     vbt_rlock_resume(&vbt_rt.cs, depth);
     return status;
 }

@@ -15,6 +15,7 @@
 #include "vbt_log.h"
 #include "vbt_p2p.h"
 #include "vbt_p2p_wire.h"
+#include "vbt_runtime.h"
 #include "vbt_tl.h"
 
 /* Unexpected messages' payloads beyond the record's inline bytes go in buffers of size classes
@@ -215,5 +216,66 @@ void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len);
 /* A message whose context id or source rank does not check out (logged, dropped). */
 void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm,
                           const vbt_p2p_hdr_t *hdr) VBT_NOINLINE_COLD;
+
+/* ---- progress and waiting (vbt_p2p.c), inline where a receive or a wait polls ---------------- */
+
+/* What a progress step does after the transports' polls when the engine has more to do: sends
+ * queued for room or credits, puts, hooks, notifications, a failure. n: what the polls found;
+ * returns it with what these found, or the engine's failure. */
+int vbt_p2p_progress_more(int n);
+
+/* One step: the transports' polls, then the rest when there is any. The critical section held. */
+static VBT_ALWAYS_INLINE int vbt_p2p_progress_step(void)
+{
+    int n = vbt_tl_progress();
+
+    if (unlikely(n < 0)) {
+        vbt_p2p.failed = (vbt_status_t)n;
+        return n;
+    }
+    /* One test for the five, without a branch each: most polls have none of them. */
+    if (unlikely((vbt_p2p.npending | vbt_p2p.nputs | (unsigned)vbt_p2p.nhooks |
+                  (unsigned)vbt_p2p.failed) != 0 ||
+                 vbt_p2p.notify != NULL))
+        return vbt_p2p_progress_more(n);
+    return n;
+}
+
+/* A step if the critical section is free. With MPI_THREAD_MULTIPLE, a thread that finds another
+ * one inside the engine leaves the step to it (that thread progresses for everyone) instead of
+ * queueing behind it. */
+static VBT_ALWAYS_INLINE int vbt_p2p_progress_try(void)
+{
+    int n;
+
+    if (unlikely(!vbt_rlock_try(&vbt_rt.cs)))
+        return 0;
+    n = vbt_p2p_progress_step();
+    vbt_rlock_release(&vbt_rt.cs);
+    return n;
+}
+
+/* The wait's loop (vbt_p2p_wait_flag). threaded is a constant where it is inlined:
+ * single-threaded, the progress step runs without the lock's flag tests (the level cannot
+ * change while a single-threaded program waits: no other thread is in MPI). */
+static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint8_t *flag,
+                                                             int threaded)
+{
+    vbt_backoff_t backoff;
+
+    vbt_backoff_init(&backoff);
+    while (!vbt_flag_get(flag)) {
+        int n = threaded ? vbt_p2p_progress_try() : vbt_p2p_progress_step();
+        if (unlikely(n < 0))
+            return (vbt_status_t)n;
+        if (vbt_flag_get(flag))
+            break;
+        if (n == 0)
+            vbt_p2p_idle(&backoff);
+        else
+            vbt_backoff_init(&backoff);
+    }
+    return VBT_OK;
+}
 
 #endif

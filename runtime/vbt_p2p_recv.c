@@ -269,6 +269,19 @@ vbt_request_t *vbt_p2p_irecv_contig(vbt_comm_t *comm, void *buf, size_t capacity
     return post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
 }
 
+vbt_status_t vbt_p2p_recv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag,
+                                 vbt_request_t **req_p)
+{
+    vbt_request_t *req = post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
+
+    if (unlikely(req == NULL))
+        return VBT_ERR_NO_MEMORY;
+    *req_p = req;
+    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
+        return vbt_p2p_wait_flag_loop(&req->complete, 0);
+    return vbt_p2p_wait_flag(&req->complete); /* gives the critical section up meanwhile */
+}
+
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
                             vbt_request_t **req_p)
 {

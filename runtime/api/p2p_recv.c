@@ -22,6 +22,24 @@ VBT_PMPI_ALIAS(Mrecv_c)
 VBT_PMPI_ALIAS(Imrecv)
 VBT_PMPI_ALIAS(Imrecv_c)
 
+/* A receive's arguments checked: the communicator in *c_p, the buffer in *d. */
+static VBT_ALWAYS_INLINE int check_recv(const char *call, void *buf, MPI_Count count,
+                                        MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                        vbt_comm_t **c_p, vbt_api_data_t *d)
+{
+    vbt_comm_t *c = vbt_comm_get(comm);
+
+    *c_p = c;
+    if (unlikely(c == NULL)) {
+        *d = (vbt_api_data_t){0}; /* not used, but the compiler cannot know bad_comm fails */
+        return vbt_api_bad_comm(call, comm);
+    }
+    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, d));
+    VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
+    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
+    return MPI_SUCCESS;
+}
+
 /* The caller has entered the API (VBT_API_ENTER): the critical section is held for the whole
  * call, the wait included (which gives it up while it spins or sleeps). */
 static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count count,
@@ -29,12 +47,12 @@ static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count c
                                         vbt_request_t **req_p)
 {
     vbt_api_data_t d;
+    vbt_comm_t *c;
     vbt_status_t st;
+    int rc = check_recv(call, buf, count, dt, source, tag, comm, &c, &d);
 
-    VBT_API_COMM(c, comm, call);
-    VBT_API_CHECK(vbt_api_check_data(c, call, buf, count, dt, &d));
-    VBT_API_CHECK(vbt_api_check_rank(c, call, "source", source, 1));
-    VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 1));
+    if (unlikely(rc != MPI_SUCCESS))
+        return rc;
     if (likely(d.dtype == NULL)) {
         *req_p = vbt_p2p_irecv_contig(c, d.buf, d.bytes, source, tag);
         if (unlikely(*req_p == NULL))
@@ -57,35 +75,54 @@ static VBT_NOINLINE_COLD int recv_failed(const char *call, vbt_comm_t *c, size_t
     return vbt_error_raise(c, call, rc, "receive failed");
 }
 
-/* Wait for a receive, fill status, release it and report truncation through the
+/* A completed receive: fill status, release it and report truncation through the
  * communicator's handler. req is a plain receive (never a composite request), so this is
  * vbt_api_complete's own path without its dispatch. The caller has entered the API. */
-static VBT_ALWAYS_INLINE int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
+static VBT_ALWAYS_INLINE int done_recv(const char *call, vbt_request_t *req, MPI_Status *status)
 {
-    vbt_status_t st = vbt_p2p_wait_flag(&req->complete);
     vbt_comm_t *c = req->comm;
     size_t capacity = req->bytes;
-    int rc;
+    int rc = vbt_api_release_done(req, status);
 
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    rc = vbt_api_release_done(req, status);
     if (likely(rc == MPI_SUCCESS))
         return rc;
     return recv_failed(call, c, capacity, rc);
 }
 
+/* Wait for a receive, then done_recv. */
+static VBT_ALWAYS_INLINE int finish_recv(const char *call, vbt_request_t *req, MPI_Status *status)
+{
+    vbt_status_t st = vbt_p2p_wait_flag(&req->complete);
+
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(req->comm, call, st);
+    return done_recv(call, req, status);
+}
+
+/* A contiguous receive is posted and waited for in one call of the engine. */
 static VBT_ALWAYS_INLINE int recv_impl(const char *call, void *buf, MPI_Count count,
                                        MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                                        MPI_Status *status)
 {
+    vbt_api_data_t d;
     vbt_request_t *req;
+    vbt_comm_t *c;
+    vbt_status_t st;
     int rc;
 
     VBT_API_ENTER(call);
-    rc = start_recv(call, buf, count, datatype, source, tag, comm, &req);
+    rc = check_recv(call, buf, count, datatype, source, tag, comm, &c, &d);
     if (unlikely(rc != MPI_SUCCESS))
         return rc;
+    if (likely(d.dtype == NULL)) {
+        st = vbt_p2p_recv_contig(c, d.buf, d.bytes, source, tag, &req);
+        if (unlikely(st != VBT_OK))
+            return vbt_api_failed(c, call, st);
+        return done_recv(call, req, status);
+    }
+    st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, &req);
+    if (unlikely(st != VBT_OK))
+        return vbt_api_failed(c, call, st);
     return finish_recv(call, req, status);
 }
 
