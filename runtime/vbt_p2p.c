@@ -311,8 +311,6 @@ void vbt_p2p_cleanup(void)
     free(vbt_p2p.scratch);
     free(vbt_p2p.peer_cnt);
     free(vbt_p2p.frag);
-    for (int w = 0; vbt_p2p.sendq != NULL && w < vbt_p2p.world_size; w++)
-        free(vbt_p2p.sendq[w].copy_mem);
     free(vbt_p2p.sendq);
     vbt_p2p_unexp_cleanup();
     memset(&vbt_p2p, 0, sizeof(vbt_p2p));

@@ -47,18 +47,10 @@ typedef struct {
     size_t received;
 } vbt_frag_state_t;
 
-/* Sends that found no credit wait here, per destination, in order. A small standard-mode
- * message that has to wait is copied into one of the queue's copy slots and its send completes
- * at once (its buffer is the caller's again), as Open MPI's pending fragments do: a sender runs
- * ahead of a receiver that is not polling, by up to VBT_P2P_COPY_SLOTS messages per peer, with
- * no allocation per message (the slots are taken the first time a queue needs one). */
-#define VBT_P2P_COPY_SLOTS 64
-#define VBT_P2P_COPY_BYTES 256
+/* Sends that found no credit wait here, per destination, in order. */
 typedef struct {
     vbt_request_t *head;
     vbt_request_t *tail;
-    char *copy_mem;  /* VBT_P2P_COPY_SLOTS x VBT_P2P_COPY_BYTES, or NULL */
-    void *copy_free; /* free slots, linked through their first word */
 } vbt_sendq_t;
 
 typedef struct {

@@ -83,62 +83,9 @@ static vbt_status_t push(vbt_request_t *req)
     return VBT_OK;
 }
 
-/* A copy's slot goes back to its queue when the copy's request is released. */
-static void copy_release(vbt_request_t *copy)
-{
-    vbt_sendq_t *q = &vbt_p2p.sendq[copy->peer_world];
-    void *slot = (void *)(uintptr_t)copy->bsend_block;
-
-    *(void **)slot = q->copy_free;
-    q->copy_free = slot;
-}
-
-/* req, a small standard-mode send that must wait, copied into a slot of its queue: the copy's
- * request (released by the engine once sent), or NULL when every slot is taken (or there is no
- * memory for them): then req itself waits. */
-static vbt_request_t *copy_aside(const vbt_request_t *req)
-{
-    vbt_sendq_t *q = &vbt_p2p.sendq[req->peer_world];
-    vbt_request_t *copy;
-    void *slot;
-
-    if (q->copy_mem == NULL) {
-        q->copy_mem = malloc((size_t)VBT_P2P_COPY_SLOTS * VBT_P2P_COPY_BYTES);
-        if (q->copy_mem == NULL)
-            return NULL;
-        for (int i = VBT_P2P_COPY_SLOTS; i-- > 0;) {
-            slot = q->copy_mem + (size_t)i * VBT_P2P_COPY_BYTES;
-            *(void **)slot = q->copy_free;
-            q->copy_free = slot;
-        }
-    }
-    if (q->copy_free == NULL)
-        return NULL;
-    copy = vbt_request_alloc_msg(VBT_REQ_SEND);
-    if (copy == NULL)
-        return NULL;
-    slot = q->copy_free;
-    q->copy_free = *(void **)slot;
-    if (req->bytes > 0) /* buf may be NULL then */
-        memcpy(slot, req->buf, req->bytes);
-    copy->comm = req->comm; /* held: MPI_Comm_free waits for every request that names it */
-    copy->context_id = req->context_id;
-    copy->peer = req->peer;
-    copy->tag = req->tag;
-    copy->peer_world = req->peer_world;
-    copy->buf = slot;
-    copy->bytes = req->bytes;
-    copy->flags = VBT_REQF_FREED; /* nobody waits for it */
-    copy->bsend_block = slot;
-    copy->release_fn = copy_release;
-    return copy;
-}
-
-/* Send now if nothing to this peer is queued before it, else queue it behind the others (a
- * small standard-mode message as a copy, completing req at once). */
+/* Send now if nothing to this peer is queued before it, else queue it behind the others. */
 vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req)
 {
-    vbt_request_t *copy;
     vbt_status_t status;
 
     if (likely(vbt_p2p.sendq[req->peer_world].head == NULL)) {
@@ -147,13 +94,6 @@ vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req)
             return VBT_OK;
         if (status != VBT_ERR_NO_RESOURCE)
             return status;
-    }
-    if (req->kind == VBT_REQ_SEND && req->flags == 0 && req->dtype == NULL && req->offset == 0 &&
-        req->bytes <= VBT_P2P_COPY_BYTES && (copy = copy_aside(req)) != NULL) {
-        sendq_append(copy);
-        req->flags |= VBT_REQF_HANDED;
-        vbt_p2p_send_maybe_done(req);
-        return VBT_OK;
     }
     sendq_append(req);
     return VBT_OK;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MPITEST_NAME "p2p"
 #include "mpitest.h"
@@ -191,68 +190,6 @@ static void test_flood(void)
     free(sbuf);
     free(rbuf);
     free(reqs);
-}
-
-/* A sender runs ahead of a receiver that is not in MPI: 64 small blocking sends (0 to 256
- * bytes, copied aside once the transport is full) return while rank 1 sleeps outside MPI,
- * which it learns from a file rank 0 creates after its last send (ranks on one node only: the
- * file is the channel that bypasses MPI). Then every payload arrives intact and in order. */
-static void test_runahead(void)
-{
-    enum { N = 64, MAXLEN = 256 };
-    unsigned char buf[MAXLEN];
-    char path[256];
-    const char *dir = getenv("TMPDIR");
-    MPI_Comm node;
-    int leader, together, pid = (int)getpid();
-
-    if (size < 2)
-        return;
-    /* Are ranks 0 and 1 on one node (is 0 the lowest rank on rank 1's node)? Not in the VM
-     * pair: skipped there. */
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    together = leader == 0;
-    MPI_Bcast(&together, 1, MPI_INT, 1, MPI_COMM_WORLD);
-    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!together)
-        return;
-    snprintf(path, sizeof(path), "%s/vbt-p2p-runahead.%d", dir != NULL ? dir : "/tmp", pid);
-    if (rank == 0) {
-        FILE *f;
-        for (int i = 0; i < N; i++) {
-            int len = (i * 37) % (MAXLEN + 1);
-            fill(buf, (size_t)len, (unsigned)i + 500);
-            MPI_Send(buf, len, MPI_BYTE, 1, 12, MPI_COMM_WORLD);
-        }
-        f = fopen(path, "w");
-        if (f == NULL)
-            FAIL("runahead: cannot create %s", path);
-        fclose(f);
-    } else if (rank == 1) {
-        int waited = 0, seen;
-        /* Up to 60 s (the sends need milliseconds): a sender stuck in MPI_Send waits for us. */
-        while (!(seen = access(path, F_OK) == 0) && waited < 60000) {
-            sleep_ms(10);
-            waited += 10;
-        }
-        for (int i = 0; i < N; i++) {
-            int len = (i * 37) % (MAXLEN + 1), got;
-            MPI_Status st;
-            MPI_Recv(buf, MAXLEN, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &st);
-            MPI_Get_count(&st, MPI_BYTE, &got);
-            if (got != len)
-                FAIL("runahead: message %d has %d bytes, expected %d (out of order?)", i, got, len);
-            verify(buf, (size_t)len, (unsigned)i + 500, "runahead");
-        }
-        unlink(path);
-        if (!seen)
-            FAIL("runahead: rank 0's %d small sends did not return while this rank was outside MPI "
-                 "(60 s): a send that finds the transport full should copy the message aside",
-                 N);
-    }
-    MPI_Barrier(MPI_COMM_WORLD); /* rank 1 removed the file before rank 0 goes on */
 }
 
 /* Probe reports size and source before the receive; Iprobe, Mprobe/Mrecv, Improbe/Imrecv. */
@@ -533,7 +470,7 @@ static const mpitest_t tests[] = {
     {"pingpong", test_pingpong}, {"wildcards", test_wildcards}, {"ordering", test_ordering},
     {"truncate", test_truncate}, {"alltoall", test_alltoall},   {"flood", test_flood},
     {"probe", test_probe},       {"ssend", test_ssend},         {"self", test_self},
-    {"misc", test_misc},         {"barrier", test_barrier},     {"runahead", test_runahead},
+    {"misc", test_misc},         {"barrier", test_barrier},
 };
 
 int main(int argc, char **argv)
