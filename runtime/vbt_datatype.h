@@ -109,6 +109,23 @@ static inline vbt_dtype_t *vbt_dtype_get(MPI_Datatype dt)
     return vbt_dtype_lookup(dt);
 }
 
+/* The committed type behind a handle, or NULL (no valid type, or not committed): what a
+ * communication call takes. A predefined slot is committed only if it holds a type (their
+ * initialisation sets magic and committed together, the other slots stay zero), so there one
+ * test does for both. */
+static inline vbt_dtype_t *vbt_dtype_get_committed(MPI_Datatype dt)
+{
+    uintptr_t h = (uintptr_t)dt;
+    vbt_dtype_t *t;
+
+    if (likely(h - 0x201 <= 0x2ff - 0x201)) {
+        t = &vbt_dtype_table[h - 0x200];
+        return t->committed ? t : NULL;
+    }
+    t = h <= 4095 ? NULL : vbt_dtype_lookup(dt);
+    return t != NULL && t->committed ? t : NULL;
+}
+
 /* The handle of a type (its ABI value, or its address for a derived one). */
 MPI_Datatype vbt_dtype_handle(const vbt_dtype_t *t);
 

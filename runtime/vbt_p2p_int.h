@@ -57,6 +57,7 @@ typedef struct {
     int my_world;
     int world_size;
     vbt_frag_state_t *frag;
+    unsigned nfrag; /* entries of frag in use: a message's first check skips frag while 0 */
     vbt_sendq_t *sendq;
     unsigned npending;
     vbt_request_t *putq_head; /* rendezvous sends with data still to post, in CTS order */

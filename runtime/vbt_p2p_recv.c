@@ -34,7 +34,8 @@ static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *
     }
     /* A sender hands a fragmented message's pieces to the transport back to back, so no new
      * message can start before its last FRAG (which would leave a receive hanging). */
-    if (unlikely(vbt_p2p.frag[src_world].req != NULL || vbt_p2p.frag[src_world].unexp != NULL)) {
+    if (unlikely(vbt_p2p.nfrag != 0) &&
+        (vbt_p2p.frag[src_world].req != NULL || vbt_p2p.frag[src_world].unexp != NULL)) {
         vbt_error("dropped a message from rank %d: it started before its previous message's "
                   "fragments (%zu of %zu bytes) were complete",
                   src_world, vbt_p2p.frag[src_world].received, vbt_p2p.frag[src_world].total);
@@ -50,11 +51,13 @@ static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *
         vbt_p2p_copy_clipped(req, 0, payload, len);
         if (hdr->id != 0)
             vbt_p2p_send_ack(src_world, hdr->id);
-        if (hdr->type == VBT_P2P_FRAG_FIRST)
+        if (hdr->type == VBT_P2P_FRAG_FIRST) {
             vbt_p2p.frag[src_world] =
                 (vbt_frag_state_t){.req = req, .total = hdr->len, .received = len};
-        else
+            vbt_p2p.nfrag++;
+        } else {
             vbt_p2p_request_done(req);
+        }
         return;
     }
     u = vbt_p2p_unexp_alloc(hdr->len, 1, src_world);
@@ -69,9 +72,11 @@ static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *
     vbt_copy(u->data, payload, len);
     u->received = len;
     vbt_match_append_unexpected(q, u);
-    if (hdr->type == VBT_P2P_FRAG_FIRST)
+    if (hdr->type == VBT_P2P_FRAG_FIRST) {
         vbt_p2p.frag[src_world] =
             (vbt_frag_state_t){.unexp = u, .total = hdr->len, .received = len};
+        vbt_p2p.nfrag++;
+    }
 }
 
 static void deliver_frag(int src_world, const void *payload, size_t len)
@@ -95,6 +100,7 @@ static void deliver_frag(int src_world, const void *payload, size_t len)
         if (f->req != NULL)
             vbt_p2p_request_done(f->req);
         memset(f, 0, sizeof(*f));
+        vbt_p2p.nfrag--;
     }
 }
 

@@ -48,10 +48,10 @@ static inline int vbt_api_buf_null_bad(const void *buf, MPI_Count count, const v
 static inline int vbt_api_check_data(vbt_comm_t *c, const char *call, const void *buf,
                                      MPI_Count count, MPI_Datatype dt, vbt_api_data_t *d)
 {
-    vbt_dtype_t *t = vbt_dtype_get(dt);
+    vbt_dtype_t *t = vbt_dtype_get_committed(dt);
     uint64_t bytes;
 
-    if (unlikely(t == NULL || !t->committed || count < 0 || vbt_api_buf_null_bad(buf, count, t) ||
+    if (unlikely(t == NULL || count < 0 || vbt_api_buf_null_bad(buf, count, t) ||
                  __builtin_mul_overflow((uint64_t)count, (uint64_t)t->size, &bytes) ||
                  bytes > PTRDIFF_MAX)) {
         *d = (vbt_api_data_t){0}; /* not used, but the compiler cannot know bad_buffer fails */
