@@ -86,4 +86,3 @@ int vbt_status_get_cancelled(const MPI_Status *status)
 {
     return status->MPI_internal[2];
 }
-

@@ -149,17 +149,17 @@ typedef struct {
 typedef struct vbt_shm_iface vbt_shm_iface_t;
 
 typedef struct {
-    int world;       /* world rank */
-    int local;       /* index in local_peers */
-    pid_t pid;       /* 0 when it published no address */
-    int reachable;   /* its segment is mapped: we can send to it */
-    int dead;        /* found exited (pidfd readable) */
-    int failed;      /* sends fail: dead, or it finalized (said once) */
-    int send_fence;  /* our sends to it need a full fence: it or we cannot use membarrier */
-    int broken;      /* it wrote a corrupt cell: we no longer read its ring */
-    int cma_ok;      /* process_vm_readv of it works */
-    int tx_waiting;  /* our ring to it was full: we asked it to ring us when there is room */
-    int pidfd;       /* -1 without pidfd_open: kill(pid, 0) then */
+    int world;      /* world rank */
+    int local;      /* index in local_peers */
+    pid_t pid;      /* 0 when it published no address */
+    int reachable;  /* its segment is mapped: we can send to it */
+    int dead;       /* found exited (pidfd readable) */
+    int failed;     /* sends fail: dead, or it finalized (said once) */
+    int send_fence; /* our sends to it need a full fence: it or we cannot use membarrier */
+    int broken;     /* it wrote a corrupt cell: we no longer read its ring */
+    int cma_ok;     /* process_vm_readv of it works */
+    int tx_waiting; /* our ring to it was full: we asked it to ring us when there is room */
+    int pidfd;      /* -1 without pidfd_open: kill(pid, 0) then */
     unsigned full_count;
     uint64_t cookie;
     uint64_t cma_addr;
