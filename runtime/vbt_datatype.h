@@ -122,7 +122,7 @@ static inline vbt_dtype_t *vbt_dtype_get_committed(MPI_Datatype dt)
         t = &vbt_dtype_table[h - 0x200];
         return t->committed ? t : NULL;
     }
-    t = h <= 4095 ? NULL : vbt_dtype_lookup(dt);
+    t = vbt_dtype_get(dt);
     return t != NULL && t->committed ? t : NULL;
 }
 

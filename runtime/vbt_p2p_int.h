@@ -279,4 +279,13 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint
     return VBT_OK;
 }
 
+/* vbt_p2p_wait_flag with its single-threaded loop inline (the threaded wait gives the critical
+ * section up, out of line). */
+static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(const volatile uint8_t *flag)
+{
+    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
+        return vbt_p2p_wait_flag_loop(flag, 0);
+    return vbt_p2p_wait_flag(flag);
+}
+
 #endif

@@ -283,9 +283,7 @@ vbt_status_t vbt_p2p_recv_contig(vbt_comm_t *comm, void *buf, size_t capacity, i
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
     *req_p = req;
-    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
-        return vbt_p2p_wait_flag_loop(&req->complete, 0);
-    return vbt_p2p_wait_flag(&req->complete); /* gives the critical section up meanwhile */
+    return vbt_p2p_wait_flag_inline(&req->complete);
 }
 
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,

@@ -40,6 +40,16 @@ static VBT_ALWAYS_INLINE int check_recv(const char *call, void *buf, MPI_Count c
     return MPI_SUCCESS;
 }
 
+/* Post a receive of non-contiguous data whose arguments were checked. */
+static int post_dt(const char *call, vbt_comm_t *c, const vbt_api_data_t *d, int source, int tag,
+                   vbt_request_t **req_p)
+{
+    vbt_status_t st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d->buf, d->bytes, d->dtype, d->count,
+                                         source, tag, req_p);
+
+    return unlikely(st != VBT_OK) ? vbt_api_failed(c, call, st) : MPI_SUCCESS;
+}
+
 /* The caller has entered the API (VBT_API_ENTER): the critical section is held for the whole
  * call, the wait included (which gives it up while it spins or sleeps). */
 static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count count,
@@ -48,7 +58,6 @@ static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count c
 {
     vbt_api_data_t d;
     vbt_comm_t *c;
-    vbt_status_t st;
     int rc = check_recv(call, buf, count, dt, source, tag, comm, &c, &d);
 
     if (unlikely(rc != MPI_SUCCESS))
@@ -59,10 +68,7 @@ static VBT_ALWAYS_INLINE int start_recv(const char *call, void *buf, MPI_Count c
             return vbt_api_failed(c, call, VBT_ERR_NO_MEMORY);
         return MPI_SUCCESS;
     }
-    st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, req_p);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
-    return MPI_SUCCESS;
+    return post_dt(call, c, &d, source, tag, req_p);
 }
 
 static VBT_NOINLINE_COLD int recv_failed(const char *call, vbt_comm_t *c, size_t capacity, int rc)
@@ -120,9 +126,9 @@ static VBT_ALWAYS_INLINE int recv_impl(const char *call, void *buf, MPI_Count co
             return vbt_api_failed(c, call, st);
         return done_recv(call, req, status);
     }
-    st = vbt_p2p_irecv_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, source, tag, &req);
-    if (unlikely(st != VBT_OK))
-        return vbt_api_failed(c, call, st);
+    rc = post_dt(call, c, &d, source, tag, &req);
+    if (unlikely(rc != MPI_SUCCESS))
+        return rc;
     return finish_recv(call, req, status);
 }
 
