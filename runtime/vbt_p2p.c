@@ -225,7 +225,18 @@ vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 
     if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
         return vbt_p2p_wait_flag_loop(flag, 0);
-    /* The whole wait runs outside the critical section: its progress calls only try it. */
+    if (vbt_flag_get(flag))
+        return VBT_OK;
+    /* A caller inside the critical section takes one step before it gives the section up: a
+     * message already there (a ping-pong's usual case) then costs no drop and retake. */
+    if (vbt_rlock_mine(&vbt_rt.cs)) {
+        int n = vbt_p2p_progress_step();
+        if (unlikely(n < 0))
+            return (vbt_status_t)n;
+        if (vbt_flag_get(flag))
+            return VBT_OK;
+    }
+    /* The rest of the wait runs outside the critical section: its progress calls only try it. */
     depth = vbt_rlock_suspend(&vbt_rt.cs);
     status = vbt_p2p_wait_flag_loop(flag, 1);
     vbt_rlock_resume(&vbt_rt.cs, depth);

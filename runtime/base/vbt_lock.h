@@ -1,11 +1,17 @@
 /* Locks whose use is chosen once, at initialisation: below MPI_THREAD_MULTIPLE a lock is a
  * load of its own `on` flag and a branch predicted not taken, so the single-threaded fast path
- * takes no atomic and no lock. With MPI_THREAD_MULTIPLE it is a recursive lock on a plain
- * mutex: the owner is kept beside it, so a thread that holds it (a user callback calling MPI
- * from inside the library, a collective calling point-to-point) takes it again without
- * deadlock, and a wait can give it up entirely and take it back at the same depth. A mutex
- * (futex) puts a contending thread to sleep instead of spinning, so no thread spins on a lock
- * held by a sleeping thread; and the library never sleeps holding it (waits give it up). */
+ * takes no atomic and no lock. With MPI_THREAD_MULTIPLE it is a recursive lock: the owner is
+ * kept beside it, so a thread that holds it (a user callback calling MPI from inside the
+ * library, a collective calling point-to-point) takes it again without deadlock, and a wait can
+ * give it up entirely and take it back at the same depth.
+ *
+ * Underneath is a futex word (Drepper, "Futexes Are Tricky", mutex 3: 0 free, 1 held, 2 held
+ * and a thread may sleep on it), not a pthread mutex: taking and dropping it are a compare-and-
+ * swap and an exchange inline, where pthread_mutex_lock/unlock are calls that dispatch on the
+ * mutex's type (about 25 instructions each, and a 1-thread ping-pong at MULTIPLE made eight of
+ * them per iteration). A contending thread sleeps in the kernel instead of spinning, so no
+ * thread spins on a lock held by a sleeping thread; and the library never sleeps holding it
+ * (waits give it up). The owner is the thread pointer, read inline, not pthread_self(). */
 #ifndef VBT_LOCK_H
 #define VBT_LOCK_H
 
@@ -15,23 +21,67 @@
 #include "vbt_compiler.h"
 
 typedef struct vbt_rlock {
-    int on;                /* set once when MPI_THREAD_MULTIPLE is granted; read unlocked */
-    int depth;             /* how many times the owner took it; written by the owner only */
-    pthread_t owner;       /* the thread that holds it; read with atomics by the others */
-    pthread_mutex_t mutex; /* initialised when on is set */
+    int on;          /* set once when MPI_THREAD_MULTIPLE is granted; read unlocked */
+    int depth;       /* how many times the owner took it; written by the owner only */
+    uintptr_t owner; /* the thread that holds it (vbt_thread_self); read with atomics */
+    uint32_t word;   /* the futex word: 0 free, 1 held, 2 held with sleepers possible */
 } vbt_rlock_t;
+
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+#define VBT_HAVE_THREAD_POINTER 1
+#endif
+#endif
+
+/* This thread's identity, unique among live threads: its thread pointer (one register read),
+ * or pthread_self() where the compiler cannot read it. */
+static inline uintptr_t vbt_thread_self(void)
+{
+#ifdef VBT_HAVE_THREAD_POINTER
+    return (uintptr_t)__builtin_thread_pointer();
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
+
+/* The futex word's slow paths (vbt_lock.c): sleep until it is ours, having found it at c (1 or
+ * 2); wake one sleeper after a drop that found sleepers possible. */
+void vbt_futex_lock_wait(uint32_t *word, uint32_t c);
+void vbt_futex_wake(uint32_t *word);
+
+static inline int vbt_futex_trylock(uint32_t *word)
+{
+    uint32_t c = 0;
+
+    return __atomic_compare_exchange_n(word, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline void vbt_futex_lock(uint32_t *word)
+{
+    uint32_t c = 0;
+
+    if (likely(__atomic_compare_exchange_n(word, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+        return;
+    vbt_futex_lock_wait(word, c);
+}
+
+static inline void vbt_futex_unlock(uint32_t *word)
+{
+    if (unlikely(__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2))
+        vbt_futex_wake(word);
+}
 
 static inline int vbt_rlock_mine(vbt_rlock_t *l)
 {
-    return pthread_equal(__atomic_load_n(&l->owner, __ATOMIC_RELAXED), pthread_self());
+    return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) == vbt_thread_self();
 }
 
 static inline void vbt_rlock_drop(vbt_rlock_t *l)
 {
     if (--l->depth > 0)
         return;
-    __atomic_store_n(&l->owner, (pthread_t)0, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&l->mutex);
+    __atomic_store_n(&l->owner, (uintptr_t)0, __ATOMIC_RELAXED);
+    vbt_futex_unlock(&l->word);
 }
 
 /* Turn the lock on (MPI_THREAD_MULTIPLE granted). Call before a second thread may use it. */
@@ -39,9 +89,9 @@ static inline void vbt_rlock_enable(vbt_rlock_t *l)
 {
     if (l->on)
         return;
-    pthread_mutex_init(&l->mutex, NULL);
     l->depth = 0;
-    __atomic_store_n(&l->owner, (pthread_t)0, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->word, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->owner, (uintptr_t)0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->on, 1, __ATOMIC_RELEASE);
 }
 
@@ -56,17 +106,18 @@ static inline void vbt_rlock_disable(vbt_rlock_t *l)
         vbt_rlock_drop(l);
     }
     __atomic_store_n(&l->on, 0, __ATOMIC_RELEASE);
-    pthread_mutex_destroy(&l->mutex);
 }
 
 static inline void vbt_rlock_take(vbt_rlock_t *l)
 {
-    if (vbt_rlock_mine(l)) {
+    uintptr_t self = vbt_thread_self();
+
+    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == self) {
         l->depth++;
         return;
     }
-    pthread_mutex_lock(&l->mutex);
-    __atomic_store_n(&l->owner, pthread_self(), __ATOMIC_RELAXED);
+    vbt_futex_lock(&l->word);
+    __atomic_store_n(&l->owner, self, __ATOMIC_RELAXED);
     l->depth = 1;
 }
 
@@ -88,15 +139,18 @@ static inline void vbt_rlock_release(vbt_rlock_t *l)
  * that thread is making progress for everyone. */
 static inline int vbt_rlock_try(vbt_rlock_t *l)
 {
+    uintptr_t self;
+
     if (likely(!__atomic_load_n(&l->on, __ATOMIC_RELAXED)))
         return 1;
-    if (vbt_rlock_mine(l)) {
+    self = vbt_thread_self();
+    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == self) {
         l->depth++;
         return 1;
     }
-    if (pthread_mutex_trylock(&l->mutex) != 0)
+    if (!vbt_futex_trylock(&l->word))
         return 0;
-    __atomic_store_n(&l->owner, pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&l->owner, self, __ATOMIC_RELAXED);
     l->depth = 1;
     return 1;
 }
