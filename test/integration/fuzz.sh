@@ -40,7 +40,7 @@ ib_cflags=$(pkg-config --cflags libibverbs 2>/dev/null)
 for t in $targets; do
     case $t in
     ib_hdr | ib_cm) extra="$ib_cflags" ;;
-    p2p) extra="$src/runtime/vbt_request.c $src/runtime/base/vbt_objpool.c $src/runtime/base/vbt_log.c" ;;
+    p2p) extra="$src/runtime/vbt_request.c $src/runtime/base/vbt_objpool.c $src/runtime/base/vbt_log.c $src/runtime/base/vbt_lock.c" ;;
     shm_cell) extra="$src/transport-shm/vbt_shm_ring.c" ;;
     opts) extra="$src/launcher/vbt_opts.c $src/launcher/vbt_msg.c $src/runtime/base/vbt_string.c" ;;
     *)
