@@ -124,21 +124,14 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
 vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                unsigned flags, vbt_request_t **req_p);
-/* vbt_p2p_send_held for contiguous data in standard mode on the point-to-point context: the
- * blocking send's common case, with its arguments in registers. */
-vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, const void *buf, size_t bytes, int dest, int tag,
-                                 vbt_request_t **req_p);
+/* The blocking send's and receive's common cases, contiguous data on the point-to-point
+ * context, are inline: vbt_p2p_send_contig and vbt_p2p_recv_contig (vbt_p2p_fast.h). */
 vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p);
 /* vbt_p2p_irecv_held for contiguous data on the point-to-point context, with its arguments in
  * registers: the request, or NULL when the pool cannot grow (VBT_ERR_NO_MEMORY, logged). */
 vbt_request_t *vbt_p2p_irecv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag);
-/* The blocking form: post it and wait until it completes (the critical section held, given up
- * while it waits). VBT_OK with *req_p complete; VBT_ERR_NO_MEMORY (no request); or the
- * engine's failure, *req_p set and still pending. */
-vbt_status_t vbt_p2p_recv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag,
-                                 vbt_request_t **req_p);
 /* Look for a message without receiving it (one progress call first); take removes it from the
  * queue for MPI_Mprobe. *msg_p is NULL when none matches. */
 vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, int take,

@@ -1,4 +1,5 @@
-/* Private to the point-to-point files (vbt_p2p*.c): the engine's state, the helpers the files
+/* Private to the point-to-point files (vbt_p2p*.c) and to the fast forms they inline into the
+ * API's blocking send and receive (vbt_p2p_fast.h): the engine's state, the helpers the files
  * share on the message path (static inline, so splitting the protocol by idea costs no call),
  * and the functions one file offers the others. vbt_p2p.c describes the protocols. */
 #ifndef VBT_P2P_INT_H
@@ -210,6 +211,8 @@ void vbt_p2p_deliver_done(int src_world, uint64_t id);
 void vbt_p2p_deliver_fin(int src_world, uint64_t id);
 
 /* ---- vbt_p2p_recv.c: receives, matching arrivals, probes ------------------------------------- */
+/* Take an unexpected message into a receive (copy what has arrived; later fragments go to it). */
+void vbt_p2p_recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u);
 /* A message from src_world: decoded and checked by vbt_p2p_decode (or made by ourselves). */
 void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m);
 /* The transports' upcall for every arrived message. */

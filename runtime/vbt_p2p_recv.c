@@ -1,7 +1,7 @@
 /* Receiving: arrivals decoded and matched against posted receives or queued as unexpected
  * messages, fragments reassembled in place, receives, matched receives and probes. */
 #include "vbt_runtime.h"
-#include "vbt_p2p_int.h"
+#include "vbt_p2p_fast.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +176,7 @@ void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len)
 
 /* Take an unexpected message into a receive: copy what has arrived, and if more fragments are
  * on their way, point them at the receive from now on. */
-static void recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
+void vbt_p2p_recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
 {
     if (u->rndv) {
         vbt_rts_info_t rts = {.src_world = u->src_world,
@@ -219,50 +219,11 @@ vbt_status_t vbt_p2p_irecv_dt(vbt_comm_t *comm, int ctx_index, void *buf, size_t
     return vbt_p2p_irecv_held(comm, ctx_index, buf, capacity, dtype, count, src, tag, req_p);
 }
 
-/* Post a receive: take a matching unexpected message into it, or queue it. */
-static VBT_ALWAYS_INLINE vbt_request_t *post_recv(vbt_comm_t *comm, int ctx_index, void *buf,
-                                                  size_t capacity, struct vbt_dtype *dtype,
-                                                  size_t count, int src, int tag)
-{
-    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_RECV);
-    vbt_match_queue_t *q = &comm->match[ctx_index];
-    vbt_unexp_t *u;
-
-    if (unlikely(req == NULL))
-        return NULL;
-    if (unlikely(dtype != NULL)) {
-        vbt_dtype_ref(dtype);
-        req->dtype = dtype;
-        req->dcount = count;
-    }
-    req->comm = comm;
-    req->context_id = comm->context_id + (uint32_t)ctx_index;
-    req->peer = src;
-    req->tag = tag;
-    req->buf = buf;
-    req->bytes = capacity;
-
-    if (unlikely(src == MPI_PROC_NULL)) {
-        req->status_source = MPI_PROC_NULL;
-        req->status_tag = MPI_ANY_TAG;
-        vbt_p2p_request_done(req);
-        return req;
-    }
-    u = vbt_match_find_unexpected(q, src, tag, 1);
-    if (u != NULL) {
-        recv_from_unexp(req, u);
-    } else {
-        vbt_match_append_posted(q, req);
-        vbt_p2p.stats.posted_len++;
-    }
-    return req;
-}
-
 vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p)
 {
-    vbt_request_t *req = post_recv(comm, ctx_index, buf, capacity, dtype, count, src, tag);
+    vbt_request_t *req = vbt_p2p_post_recv(comm, ctx_index, buf, capacity, dtype, count, src, tag);
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
@@ -272,18 +233,7 @@ vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size
 
 vbt_request_t *vbt_p2p_irecv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag)
 {
-    return post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
-}
-
-vbt_status_t vbt_p2p_recv_contig(vbt_comm_t *comm, void *buf, size_t capacity, int src, int tag,
-                                 vbt_request_t **req_p)
-{
-    vbt_request_t *req = post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
-
-    if (unlikely(req == NULL))
-        return VBT_ERR_NO_MEMORY;
-    *req_p = req;
-    return vbt_p2p_wait_flag_inline(&req->complete);
+    return vbt_p2p_post_recv(comm, VBT_CTX_P2P, buf, capacity, NULL, 0, src, tag);
 }
 
 vbt_status_t vbt_p2p_imrecv(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, size_t capacity,
@@ -312,7 +262,7 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
     req->buf = buf;
     req->bytes = capacity;
     *req_p = req;
-    recv_from_unexp(req, msg);
+    vbt_p2p_recv_from_unexp(req, msg);
     return VBT_OK;
 }
 

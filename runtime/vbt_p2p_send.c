@@ -2,7 +2,7 @@
  * queues of sends that found no credit, and messages to oneself (straight into the matching
  * engine). The rendezvous starts here (RTS) and goes on in vbt_p2p_rndv.c. */
 #include "vbt_runtime.h"
-#include "vbt_p2p_int.h"
+#include "vbt_p2p_fast.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,61 +154,13 @@ vbt_status_t vbt_p2p_isend_dt(vbt_comm_t *comm, int ctx_index, const void *buf, 
     return vbt_p2p_isend_held(comm, ctx_index, buf, bytes, dtype, count, dest, tag, flags, req_p);
 }
 
-/* A contiguous standard-mode message to a peer, sent at once without a request when it fits
- * one eager send and nothing to that peer is queued before it: VBT_OK then. VBT_ERR_NO_RESOURCE
- * when it cannot go that way (the caller queues a request for it); another error when the peer
- * is gone. */
-static VBT_ALWAYS_INLINE vbt_status_t send_now(vbt_comm_t *comm, uint32_t context_id,
-                                               const void *buf, size_t bytes, int dest, int tag)
-{
-    int w;
-    vbt_tl_t *tl;
-
-    if (unlikely(dest == MPI_PROC_NULL))
-        return VBT_ERR_NO_RESOURCE;
-    w = vbt_comm_world_rank(comm, dest);
-    if (unlikely(w == vbt_p2p.my_world || vbt_p2p.sendq[w].head != NULL))
-        return VBT_ERR_NO_RESOURCE;
-    tl = vbt_tl_of(w);
-    if (likely(bytes <= tl->rndv_threshold && bytes <= tl->max_send - sizeof(vbt_p2p_hdr_t))) {
-        vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION,
-                             .type = VBT_P2P_EAGER,
-                             .context_id = context_id,
-                             .src = comm->rank,
-                             .tag = tag,
-                             .len = bytes};
-        vbt_status_t status = vbt_tl_send(tl, w, &hdr, sizeof(hdr), buf, bytes);
-
-        if (likely(status == VBT_OK)) { /* peer_cnt[w] is tl's: w is not us */
-            tl->cnt.msgs_sent++;
-            tl->cnt.bytes_sent += bytes;
-        }
-        return status; /* VBT_ERR_NO_RESOURCE: no room now */
-    }
-    return VBT_ERR_NO_RESOURCE;
-}
-
-vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, const void *buf, size_t bytes, int dest, int tag,
-                                 vbt_request_t **req_p)
-{
-    vbt_status_t status = send_now(comm, comm->context_id + VBT_CTX_P2P, buf, bytes, dest, tag);
-
-    if (likely(status == VBT_OK)) {
-        *req_p = NULL;
-        return VBT_OK;
-    }
-    if (status != VBT_ERR_NO_RESOURCE)
-        return status;
-    return vbt_p2p_isend_held(comm, VBT_CTX_P2P, buf, bytes, NULL, 0, dest, tag, 0, req_p);
-}
-
 vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                unsigned flags, vbt_request_t **req_p)
 {
     if (likely(dtype == NULL && flags == 0)) {
         vbt_status_t status =
-            send_now(comm, comm->context_id + (uint32_t)ctx_index, buf, bytes, dest, tag);
+            vbt_p2p_send_now(comm, comm->context_id + (uint32_t)ctx_index, buf, bytes, dest, tag);
 
         if (likely(status == VBT_OK)) {
             *req_p = NULL;

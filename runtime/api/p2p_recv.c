@@ -1,5 +1,6 @@
 /* Receives, the combined send-receive calls, and probes (plain and matched). */
 #include "vbt_api_p2p.h"
+#include "vbt_p2p_fast.h"
 #include "vbt_message.h"
 
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Sends in every mode: standard, synchronous, ready, buffered; blocking and not. */
 #include "vbt_api_p2p.h"
+#include "vbt_p2p_fast.h"
 #include "vbt_bsend.h"
 #include "vbt_session.h"
 
