@@ -76,17 +76,8 @@ static VBT_ALWAYS_INLINE vbt_request_t *vbt_p2p_post_recv(vbt_comm_t *comm, int 
 
     if (unlikely(req == NULL))
         return NULL;
-    if (unlikely(dtype != NULL)) {
-        vbt_dtype_ref(dtype);
-        req->dtype = dtype;
-        req->dcount = count;
-    }
-    req->comm = comm;
-    req->context_id = comm->context_id + (uint32_t)ctx_index;
-    req->peer = src;
-    req->tag = tag;
-    req->buf = buf;
-    req->bytes = capacity;
+    vbt_p2p_request_set(req, comm, comm->context_id + (uint32_t)ctx_index, buf, capacity, dtype,
+                        count, src, tag);
 
     if (unlikely(src == MPI_PROC_NULL)) {
         req->status_source = MPI_PROC_NULL;

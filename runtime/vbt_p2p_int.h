@@ -123,6 +123,26 @@ static inline const void *vbt_p2p_send_bytes(const vbt_request_t *req, size_t of
     return vbt_p2p.scratch;
 }
 
+/* A send's or receive's request takes its envelope and buffer, and a reference on a
+ * non-contiguous dtype (NULL: contiguous). */
+static VBT_ALWAYS_INLINE void vbt_p2p_request_set(vbt_request_t *req, vbt_comm_t *comm,
+                                                  uint32_t context_id, const void *buf,
+                                                  size_t bytes, struct vbt_dtype *dtype,
+                                                  size_t count, int peer, int tag)
+{
+    if (unlikely(dtype != NULL)) {
+        vbt_dtype_ref(dtype);
+        req->dtype = dtype;
+        req->dcount = count;
+    }
+    req->comm = comm;
+    req->context_id = context_id;
+    req->peer = peer;
+    req->tag = tag;
+    req->buf = (void *)(uintptr_t)buf;
+    req->bytes = bytes;
+}
+
 /* Give back the registration a rendezvous held, to the transport that made it. */
 static inline void vbt_p2p_mem_release(vbt_request_t *req)
 {

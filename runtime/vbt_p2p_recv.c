@@ -250,17 +250,8 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
-    if (unlikely(dtype != NULL)) {
-        vbt_dtype_ref(dtype);
-        req->dtype = dtype;
-        req->dcount = count;
-    }
-    req->comm = comm;
-    req->context_id = comm->context_id;
-    req->peer = msg->src;
-    req->tag = msg->tag;
-    req->buf = buf;
-    req->bytes = capacity;
+    vbt_p2p_request_set(req, comm, comm->context_id, buf, capacity, dtype, count, msg->src,
+                        msg->tag);
     *req_p = req;
     vbt_p2p_recv_from_unexp(req, msg);
     return VBT_OK;

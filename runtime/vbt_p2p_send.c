@@ -182,17 +182,8 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
-    if (unlikely(dtype != NULL)) {
-        vbt_dtype_ref(dtype);
-        req->dtype = dtype;
-        req->dcount = count;
-    }
-    req->comm = comm;
-    req->context_id = comm->context_id + (uint32_t)ctx_index;
-    req->peer = dest;
-    req->tag = tag;
-    req->buf = (void *)buf;
-    req->bytes = bytes;
+    vbt_p2p_request_set(req, comm, comm->context_id + (uint32_t)ctx_index, buf, bytes, dtype, count,
+                        dest, tag);
     req->flags = (uint16_t)flags;
     *req_p = req;
 
