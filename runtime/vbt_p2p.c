@@ -218,29 +218,25 @@ void vbt_p2p_polled(int found)
     sched_yield();
 }
 
-vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
+vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag)
 {
-    vbt_status_t status;
-    int depth;
+    int depth = vbt_rlock_suspend(&vbt_rt.cs);
+    vbt_status_t status = vbt_p2p_wait_flag_loop(flag, 1);
 
-    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
-        return vbt_p2p_wait_flag_loop(flag, 0);
-    if (vbt_flag_get(flag))
-        return VBT_OK;
-    /* A caller inside the critical section takes one step before it gives the section up: a
-     * message already there (a ping-pong's usual case) then costs no drop and retake. */
-    if (vbt_rlock_mine(&vbt_rt.cs)) {
-        int n = vbt_p2p_progress_step();
-        if (unlikely(n < 0))
-            return (vbt_status_t)n;
-        if (vbt_flag_get(flag))
-            return VBT_OK;
-    }
-    /* The rest of the wait runs outside the critical section: its progress calls only try it. */
-    depth = vbt_rlock_suspend(&vbt_rt.cs);
-    status = vbt_p2p_wait_flag_loop(flag, 1);
     vbt_rlock_resume(&vbt_rt.cs, depth);
     return status;
+}
+
+vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
+{
+    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
+        return vbt_p2p_wait_flag_loop(flag, 0);
+    /* A caller inside the critical section takes one step before it gives the section up: a
+     * message already there (a ping-pong's usual case) then costs no drop and retake. */
+    if (vbt_rlock_mine(&vbt_rt.cs))
+        return vbt_p2p_wait_flag_inline(flag);
+    /* The rest of the wait runs outside the critical section: its progress calls only try it. */
+    return vbt_p2p_wait_flag_outside(flag);
 }
 
 vbt_status_t vbt_p2p_init(void)

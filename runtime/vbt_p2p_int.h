@@ -302,13 +302,27 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint
     return VBT_OK;
 }
 
-/* vbt_p2p_wait_flag with its single-threaded loop inline (the threaded wait gives the critical
- * section up, out of line). */
+/* The threaded wait's part outside the critical section (vbt_p2p.c): give it up, wait with
+ * progress calls that only try it, take it back at the same depth. */
+vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag);
+
+/* vbt_p2p_wait_flag for a caller inside the critical section, with the single-threaded loop
+ * and the threaded wait's first step inline (a message already there, a ping-pong's usual
+ * case, then costs no call, no drop and no retake). */
 static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(const volatile uint8_t *flag)
 {
+    int n;
+
     if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
         return vbt_p2p_wait_flag_loop(flag, 0);
-    return vbt_p2p_wait_flag(flag);
+    if (vbt_flag_get(flag))
+        return VBT_OK;
+    n = vbt_p2p_progress_step();
+    if (unlikely(n < 0))
+        return (vbt_status_t)n;
+    if (vbt_flag_get(flag))
+        return VBT_OK;
+    return vbt_p2p_wait_flag_outside(flag);
 }
 
 #endif
