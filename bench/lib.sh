@@ -142,11 +142,13 @@ ratio() {
 
 # cg_run LIB RANK ITERS TRIAL: vbt_osu_latency -m 8:8 -i ITERS -x 0 with rank RANK under
 # callgrind and the other native (MPMD launch); prints the counted rank's Ir, or fails. The
-# profile is logs/cg-LIB-rRANK-nITERS-tTRIAL.callgrind.
+# profile is logs/cg-LIB-rRANK-nITERS-tTRIAL.callgrind. cg_prog (a program of bin/LIB/ instead
+# of vbt_osu_latency), cg_prog_args (an array of further arguments) and cg_tag (a word the
+# profile's name begins with, after "cg") count another ping-pong program the same way.
 cg_run() {
-    local k=$1 rank=$2 n=$3 t=$4 rc t0 ir name=cg-$1-r$2-n$3-t$4 pidf
-    local exe=$out/bin/$k/vbt_osu_latency
-    local -a args=(-m 8:8 -i "$n" -x 0 --csv) l0 l1 env=()
+    local k=$1 rank=$2 n=$3 t=$4 rc t0 ir name=cg${cg_tag:-}-$1-r$2-n$3-t$4 pidf
+    local exe=$out/bin/$k/${cg_prog:-vbt_osu_latency}
+    local -a args=(-m 8:8 -i "$n" -x 0 --csv ${cg_prog_args[@]+"${cg_prog_args[@]}"}) l0 l1 env=()
     # shellcheck disable=SC2206 # the launch command is words
     local -a launcher=(${launch[$k]})
     pidf=$out/logs/$name.pid
