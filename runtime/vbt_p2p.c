@@ -227,16 +227,11 @@ vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag)
     return status;
 }
 
+/* With MPI_THREAD_MULTIPLE a caller inside the critical section takes one step before it gives
+ * the section up; the rest of the wait runs outside it, its progress calls only trying it. */
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 {
-    if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
-        return vbt_p2p_wait_flag_loop(flag, 0);
-    /* A caller inside the critical section takes one step before it gives the section up: a
-     * message already there (a ping-pong's usual case) then costs no drop and retake. */
-    if (vbt_rlock_mine(&vbt_rt.cs))
-        return vbt_p2p_wait_flag_inline(flag);
-    /* The rest of the wait runs outside the critical section: its progress calls only try it. */
-    return vbt_p2p_wait_flag_outside(flag);
+    return vbt_p2p_wait_flag_inline(flag);
 }
 
 vbt_status_t vbt_p2p_init(void)

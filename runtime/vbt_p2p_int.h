@@ -306,8 +306,8 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint
  * progress calls that only try it, take it back at the same depth. */
 vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag);
 
-/* vbt_p2p_wait_flag for a caller inside the critical section, with the single-threaded loop
- * and the threaded wait's first step inline (a message already there, a ping-pong's usual
+/* vbt_p2p_wait_flag with the single-threaded loop and, for a caller inside the critical
+ * section, the threaded wait's first step inline (a message already there, a ping-pong's usual
  * case, then costs no call, no drop and no retake). */
 static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(const volatile uint8_t *flag)
 {
@@ -317,6 +317,9 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(const volatile ui
         return vbt_p2p_wait_flag_loop(flag, 0);
     if (vbt_flag_get(flag))
         return VBT_OK;
+    /* Not held: MULTIPLE was granted (MPI_Session_init) while this call was inside. */
+    if (unlikely(!vbt_rlock_mine(&vbt_rt.cs)))
+        return vbt_p2p_wait_flag_outside(flag);
     n = vbt_p2p_progress_step();
     if (unlikely(n < 0))
         return (vbt_status_t)n;
