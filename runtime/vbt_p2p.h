@@ -124,8 +124,8 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
 vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes,
                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                unsigned flags, vbt_request_t **req_p);
-/* The blocking send's and receive's common cases, contiguous data on the point-to-point
- * context, are inline: vbt_p2p_send_contig and vbt_p2p_recv_contig (vbt_p2p_fast.h). */
+/* The blocking send's and receive's common cases, contiguous data, are inline:
+ * vbt_p2p_send_contig and vbt_p2p_recv_contig (vbt_p2p_fast.h). */
 vbt_status_t vbt_p2p_irecv_held(vbt_comm_t *comm, int ctx_index, void *buf, size_t capacity,
                                 struct vbt_dtype *dtype, size_t count, int src, int tag,
                                 vbt_request_t **req_p);

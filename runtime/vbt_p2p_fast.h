@@ -45,14 +45,14 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_send_now(vbt_comm_t *comm, uint32_
     return VBT_ERR_NO_RESOURCE;
 }
 
-/* vbt_p2p_send_held for contiguous data in standard mode on the point-to-point context: the
- * blocking send's common case. *req_p NULL: sent; else the request to wait on. */
-static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, const void *buf,
-                                                          size_t bytes, int dest, int tag,
-                                                          vbt_request_t **req_p)
+/* vbt_p2p_send_held for contiguous data in standard mode: the blocking send's common case.
+ * *req_p NULL: sent; else the request to wait on. */
+static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, int ctx_index,
+                                                          const void *buf, size_t bytes, int dest,
+                                                          int tag, vbt_request_t **req_p)
 {
     vbt_status_t status =
-        vbt_p2p_send_now(comm, comm->context_id + VBT_CTX_P2P, buf, bytes, dest, tag);
+        vbt_p2p_send_now(comm, comm->context_id + (uint32_t)ctx_index, buf, bytes, dest, tag);
 
     if (likely(status == VBT_OK)) {
         *req_p = NULL;
@@ -60,7 +60,7 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_send_contig(vbt_comm_t *comm, cons
     }
     if (status != VBT_ERR_NO_RESOURCE)
         return status;
-    return vbt_p2p_isend_held(comm, VBT_CTX_P2P, buf, bytes, NULL, 0, dest, tag, 0, req_p);
+    return vbt_p2p_isend_held(comm, ctx_index, buf, bytes, NULL, 0, dest, tag, 0, req_p);
 }
 
 /* Post a receive: take a matching unexpected message into it, or queue it. NULL when the

@@ -158,17 +158,8 @@ vbt_status_t vbt_p2p_send_held(vbt_comm_t *comm, int ctx_index, const void *buf,
                                struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                unsigned flags, vbt_request_t **req_p)
 {
-    if (likely(dtype == NULL && flags == 0)) {
-        vbt_status_t status =
-            vbt_p2p_send_now(comm, comm->context_id + (uint32_t)ctx_index, buf, bytes, dest, tag);
-
-        if (likely(status == VBT_OK)) {
-            *req_p = NULL;
-            return VBT_OK;
-        }
-        if (status != VBT_ERR_NO_RESOURCE)
-            return status;
-    }
+    if (likely(dtype == NULL && flags == 0))
+        return vbt_p2p_send_contig(comm, ctx_index, buf, bytes, dest, tag, req_p);
     return vbt_p2p_isend_held(comm, ctx_index, buf, bytes, dtype, count, dest, tag, flags, req_p);
 }
 

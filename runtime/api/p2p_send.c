@@ -39,7 +39,7 @@ static VBT_ALWAYS_INLINE int start_send(const char *call, const void *buf, MPI_C
     VBT_API_CHECK(vbt_api_check_rank(c, call, "dest", dest, 0));
     VBT_API_CHECK(vbt_api_check_tag(c, call, tag, 0));
     if (blocking && likely(d.dtype == NULL && flags == 0)) /* *req_p NULL: sent already */
-        st = vbt_p2p_send_contig(c, d.buf, d.bytes, dest, tag, req_p);
+        st = vbt_p2p_send_contig(c, VBT_CTX_P2P, d.buf, d.bytes, dest, tag, req_p);
     else if (blocking)
         st = vbt_p2p_send_held(c, VBT_CTX_P2P, d.buf, d.bytes, d.dtype, d.count, dest, tag, flags,
                                req_p);

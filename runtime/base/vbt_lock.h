@@ -108,17 +108,21 @@ static inline void vbt_rlock_disable(vbt_rlock_t *l)
     __atomic_store_n(&l->on, 0, __ATOMIC_RELEASE);
 }
 
+/* The futex word was just taken: record this thread as the owner, once. */
+static inline void vbt_rlock_own(vbt_rlock_t *l)
+{
+    __atomic_store_n(&l->owner, vbt_thread_self(), __ATOMIC_RELAXED);
+    l->depth = 1;
+}
+
 static inline void vbt_rlock_take(vbt_rlock_t *l)
 {
-    uintptr_t self = vbt_thread_self();
-
-    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == self) {
+    if (vbt_rlock_mine(l)) {
         l->depth++;
         return;
     }
     vbt_futex_lock(&l->word);
-    __atomic_store_n(&l->owner, self, __ATOMIC_RELAXED);
-    l->depth = 1;
+    vbt_rlock_own(l);
 }
 
 static inline void vbt_rlock_acquire(vbt_rlock_t *l)
@@ -139,19 +143,15 @@ static inline void vbt_rlock_release(vbt_rlock_t *l)
  * that thread is making progress for everyone. */
 static inline int vbt_rlock_try(vbt_rlock_t *l)
 {
-    uintptr_t self;
-
     if (likely(!__atomic_load_n(&l->on, __ATOMIC_RELAXED)))
         return 1;
-    self = vbt_thread_self();
-    if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == self) {
+    if (vbt_rlock_mine(l)) {
         l->depth++;
         return 1;
     }
     if (!vbt_futex_trylock(&l->word))
         return 0;
-    __atomic_store_n(&l->owner, self, __ATOMIC_RELAXED);
-    l->depth = 1;
+    vbt_rlock_own(l);
     return 1;
 }
 
