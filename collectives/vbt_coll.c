@@ -269,19 +269,20 @@ vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *r
 vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                            size_t rcount, MPI_Datatype dt, const vbt_op_t *op)
 {
-    MPI_Count *counts;
+    MPI_Count stack[VBT_COLL_STACK_REQS], *counts = stack;
     vbt_status_t st;
 
     if (rcount == 0)
         return VBT_OK;
-    counts = malloc((size_t)comm->size * sizeof(*counts));
-    if (counts == NULL)
+    if (comm->size > VBT_COLL_STACK_REQS &&
+        (counts = malloc((size_t)comm->size * sizeof(*counts))) == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < comm->size; i++)
         counts[i] = (MPI_Count)rcount;
     st = reduce_scatter(comm, sbuf, rbuf, vbt_coll_vec_count(counts), dt, op,
                         VBT_COLL_TAG_REDUCE_SCATTER_BLOCK);
-    free(counts);
+    if (counts != stack)
+        free(counts);
     return st;
 }
 

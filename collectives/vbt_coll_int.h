@@ -137,6 +137,12 @@ vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st);
 #define VBT_COLL_STACK_REQS 16
 vbt_request_t **vbt_coll_reqs(vbt_request_t **stack, int n);
 void vbt_coll_reqs_free(vbt_request_t **reqs, vbt_request_t **stack);
+/* A call's per-rank block sizes and offsets (2 n entries, counts then displacements): the
+ * caller's array of VBT_COLL_STACK_SIZES when they fit (no malloc and free a call on groups
+ * up to 16), else malloc'ed (NULL when out of memory); give them back with vbt_coll_sizes_free. */
+#define VBT_COLL_STACK_SIZES (2 * VBT_COLL_STACK_REQS)
+size_t *vbt_coll_sizes(size_t *stack, int n);
+void vbt_coll_sizes_free(size_t *sizes, size_t *stack);
 vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
                            int dest, int tag);
 vbt_status_t vbt_coll_recv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int src,

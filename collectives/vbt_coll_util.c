@@ -184,6 +184,19 @@ void vbt_coll_reqs_free(vbt_request_t **reqs, vbt_request_t **stack)
         free(reqs);
 }
 
+size_t *vbt_coll_sizes(size_t *stack, int n)
+{
+    if (2 * (size_t)n <= VBT_COLL_STACK_SIZES)
+        return stack;
+    return malloc(2 * (size_t)n * sizeof(*stack));
+}
+
+void vbt_coll_sizes_free(size_t *sizes, size_t *stack)
+{
+    if (sizes != stack)
+        free(sizes);
+}
+
 vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
                            int dest, int tag)
 {

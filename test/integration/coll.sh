@@ -1,6 +1,6 @@
 #!/bin/sh
 # Blocking collectives (test/integration/coll.c) natively over shared memory, at 1 to 7 ranks,
-# and 9, 11 and 12 (oversubscribed where the machine has fewer cores): every subtest with the
+# and 9, 11, 12 and 17 (oversubscribed where the machine has fewer cores): every subtest with the
 # automatic choice (plus the large-message switch points, "big"), then every algorithm forced
 # through the VBT_COLL_* knobs, three rounds covering them all; with the temporary buffers' cache
 # off and small (VBT_COLL_TMP_CACHE); datatypes of negative extent
@@ -69,6 +69,11 @@ done
 run "$all big" 9
 run "$all big" 12
 run "alltoall alltoallv alltoallw" 11 VBT_COLL_ALLTOALL=pairwise
+# Beyond 16 ranks a call's request slots and block sizes come from the heap, not the stack.
+run "allgather allgatherv reduce_scatter reduce_scatter_block gather gatherv scatter scatterv derived" 17
+run "allgather allreduce reduce_scatter reduce_scatter_block gather scatter derived" 17 \
+    VBT_COLL_ALLGATHER=ring VBT_COLL_ALLREDUCE=ring VBT_COLL_REDUCE_SCATTER=ring \
+    VBT_COLL_GATHER=linear VBT_COLL_SCATTER=linear
 
 # Without a launcher: a world of one.
 out=$(timeout 60 "$coll" $all 2>&1)
