@@ -3,8 +3,6 @@
  * neighbours talk: the choice for long blocks. */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_allgather_ring(vbt_comm_t *comm, const vbt_coll_own_t *own, void *rbuf,
                                      size_t rcount, MPI_Datatype rdt)
 {

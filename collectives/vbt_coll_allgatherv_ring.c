@@ -3,8 +3,6 @@
  * does, and moves each byte once per link. */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, const vbt_coll_own_t *own, void *rbuf,
                                       const vbt_coll_vbuf_t *rv)
 {

@@ -9,8 +9,6 @@
  * the progress engine, MPI_Allreduce runs it to its end (vbt_sched_run). */
 #include "vbt_sched.h"
 
-#include <stdlib.h>
-
 static size_t sum(const size_t *cnts, int from, int to)
 {
     size_t s = 0;

@@ -9,8 +9,6 @@
  * blocks. */
 #include "vbt_sched.h"
 
-#include <stdlib.h>
-
 static int mod(int a, int n)
 {
     return ((a % n) + n) % n;

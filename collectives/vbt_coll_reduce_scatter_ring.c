@@ -4,8 +4,6 @@
  * long vectors with commutative ops (partial results wrap around the ring). */
 #include "vbt_coll_int.h"
 
-#include <stdlib.h>
-
 vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                           vbt_coll_vec_t counts, MPI_Datatype dt,
                                           const vbt_op_t *op, int tag)
