@@ -269,20 +269,19 @@ vbt_status_t vbt_coll_reduce_scatter(vbt_comm_t *comm, const void *sbuf, void *r
 vbt_status_t vbt_coll_reduce_scatter_block(vbt_comm_t *comm, const void *sbuf, void *rbuf,
                                            size_t rcount, MPI_Datatype dt, const vbt_op_t *op)
 {
-    MPI_Count stack[VBT_COLL_STACK_REQS], *counts = stack;
+    MPI_Count stack[VBT_COLL_STACK_RANKS], *counts;
     vbt_status_t st;
 
     if (rcount == 0)
         return VBT_OK;
-    if (comm->size > VBT_COLL_STACK_REQS &&
-        (counts = malloc((size_t)comm->size * sizeof(*counts))) == NULL)
+    counts = vbt_coll_scratch(stack, sizeof(stack), (size_t)comm->size * sizeof(*counts));
+    if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < comm->size; i++)
         counts[i] = (MPI_Count)rcount;
     st = reduce_scatter(comm, sbuf, rbuf, vbt_coll_vec_count(counts), dt, op,
                         VBT_COLL_TAG_REDUCE_SCATTER_BLOCK);
-    if (counts != stack)
-        free(counts);
+    vbt_coll_scratch_free(counts, stack);
     return st;
 }
 

@@ -7,10 +7,10 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, const vbt_coll_own_t *ow
                                       const vbt_coll_vbuf_t *rv)
 {
     int n = comm->size;
-    size_t stack[VBT_COLL_STACK_SIZES], *counts, *displs;
+    size_t stack[2 * VBT_COLL_STACK_RANKS], *counts, *displs;
     vbt_status_t st;
 
-    counts = vbt_coll_sizes(stack, n);
+    counts = vbt_coll_scratch(stack, sizeof(stack), 2 * (size_t)n * sizeof(*counts));
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
     displs = counts + n;
@@ -19,6 +19,6 @@ vbt_status_t vbt_coll_allgatherv_ring(vbt_comm_t *comm, const vbt_coll_own_t *ow
         displs[i] = (size_t)vbt_coll_vec_at(rv->displs, i);
     }
     st = vbt_coll_ring_allgather(comm, rbuf, counts, displs, rv->dt, own, VBT_COLL_TAG_ALLGATHERV);
-    vbt_coll_sizes_free(counts, stack);
+    vbt_coll_scratch_free(counts, stack);
     return st;
 }

@@ -99,7 +99,7 @@ vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, con
     int n = c->size, pof2 = vbt_coll_pof2_floor(n), newrank;
     /* A power of two reads sbuf in the first round instead of copying it into rbuf first. */
     const void *first = sbuf != MPI_IN_PLACE && sbuf != rbuf && n == pof2 && n > 1 ? sbuf : NULL;
-    size_t stack[VBT_COLL_STACK_SIZES], *cnts;
+    size_t stack[2 * VBT_COLL_STACK_RANKS], *cnts;
     void *tmp;
     vbt_status_t st;
 
@@ -117,7 +117,7 @@ vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, con
     if (st != VBT_OK || newrank < 0)
         return st != VBT_OK ? st : vbt_sched_pof2_unfold(s, c, rbuf, count, dt);
     /* Block i of the pof2 the halving works on: cnts[i] elements at disps[i]. */
-    cnts = vbt_coll_sizes(stack, pof2);
+    cnts = vbt_coll_scratch(stack, sizeof(stack), 2 * (size_t)pof2 * sizeof(*cnts));
     if (cnts == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < pof2; i++) {
@@ -125,7 +125,7 @@ vbt_status_t vbt_sched_allreduce_rabenseifner(vbt_sched_t *s, vbt_comm_t *c, con
         cnts[pof2 + i] = i ? cnts[pof2 + i - 1] + cnts[i - 1] : 0;
     }
     st = build(s, c, first, rbuf, tmp, count, dt, op, pof2, newrank, cnts, cnts + pof2);
-    vbt_coll_sizes_free(cnts, stack);
+    vbt_coll_scratch_free(cnts, stack);
     if (st != VBT_OK)
         return st;
     return vbt_sched_pof2_unfold(s, c, rbuf, count, dt);

@@ -62,14 +62,14 @@ vbt_status_t vbt_sched_allreduce_ring(vbt_sched_t *s, vbt_comm_t *c, const void 
 {
     int n = c->size;
     const void *first = sbuf != MPI_IN_PLACE && sbuf != rbuf ? sbuf : NULL;
-    size_t stack[VBT_COLL_STACK_SIZES], *counts;
+    size_t stack[2 * VBT_COLL_STACK_RANKS], *counts;
     void *tmp = NULL;
     vbt_status_t st;
 
     if (n == 1)
         return first == NULL ? VBT_OK : vbt_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
     vbt_sched_round(s);
-    counts = vbt_coll_sizes(stack, n);
+    counts = vbt_coll_scratch(stack, sizeof(stack), 2 * (size_t)n * sizeof(*counts));
     if (counts == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n; i++) {
@@ -80,6 +80,6 @@ vbt_status_t vbt_sched_allreduce_ring(vbt_sched_t *s, vbt_comm_t *c, const void 
         st = VBT_ERR_NO_MEMORY;
     else
         st = build(s, c, first, rbuf, tmp, dt, op, counts, counts + n);
-    vbt_coll_sizes_free(counts, stack);
+    vbt_coll_scratch_free(counts, stack);
     return st;
 }

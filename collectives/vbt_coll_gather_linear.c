@@ -8,12 +8,12 @@ vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t s
                                     int root)
 {
     int n = comm->size, me = comm->rank, nreq = 0;
-    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs;
+    vbt_request_t *stack[VBT_COLL_STACK_RANKS], **reqs;
     vbt_status_t st = VBT_OK;
 
     if (me != root)
         return vbt_coll_send(comm, sbuf, scount, sdt, root, VBT_COLL_TAG_GATHER);
-    reqs = vbt_coll_reqs(stack, n);
+    reqs = vbt_coll_scratch(stack, sizeof(stack), (size_t)n * sizeof(*reqs));
     if (reqs == NULL)
         return VBT_ERR_NO_MEMORY;
     for (int i = 0; i < n && st == VBT_OK; i++) {
@@ -25,6 +25,6 @@ vbt_status_t vbt_coll_gather_linear(vbt_comm_t *comm, const void *sbuf, size_t s
         st = vbt_coll_copy(sbuf, scount, sdt, vbt_coll_at(rbuf, (size_t)me * rcount, rdt), rcount,
                            rdt);
     st = vbt_coll_finish(reqs, nreq, st);
-    vbt_coll_reqs_free(reqs, stack);
+    vbt_coll_scratch_free(reqs, stack);
     return st;
 }

@@ -131,18 +131,13 @@ vbt_status_t vbt_coll_irecv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datat
  * pending sends left to complete on their own instead, and st is returned. Otherwise: the first
  * failure (VBT_ERR_TRUNCATE for a message longer than its receive buffer), or VBT_OK. */
 vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st);
-/* Slots for n requests: the caller's array of VBT_COLL_STACK_REQS when n fits (no malloc and
- * free a call: the linear gather(v)/scatter(v) on small groups), else calloc'ed (NULL when out of
- * memory); give them back with vbt_coll_reqs_free. */
-#define VBT_COLL_STACK_REQS 16
-vbt_request_t **vbt_coll_reqs(vbt_request_t **stack, int n);
-void vbt_coll_reqs_free(vbt_request_t **reqs, vbt_request_t **stack);
-/* A call's per-rank block sizes and offsets (2 n entries, counts then displacements): the
- * caller's array of VBT_COLL_STACK_SIZES when they fit (no malloc and free a call on groups
- * up to 16), else malloc'ed (NULL when out of memory); give them back with vbt_coll_sizes_free. */
-#define VBT_COLL_STACK_SIZES (2 * VBT_COLL_STACK_REQS)
-size_t *vbt_coll_sizes(size_t *stack, int n);
-void vbt_coll_sizes_free(size_t *sizes, size_t *stack);
+/* Scratch for a call's per-rank arrays (request slots, block sizes and offsets): the caller's
+ * stack array of cap bytes when bytes fit (no malloc and free a call on groups of up to
+ * VBT_COLL_STACK_RANKS, for which those arrays are sized), else malloc'ed (NULL when out of
+ * memory); give it back with vbt_coll_scratch_free. */
+#define VBT_COLL_STACK_RANKS 16
+void *vbt_coll_scratch(void *stack, size_t cap, size_t bytes);
+void vbt_coll_scratch_free(void *scratch, void *stack);
 vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
                            int dest, int tag);
 vbt_status_t vbt_coll_recv(vbt_comm_t *comm, void *buf, size_t count, MPI_Datatype dt, int src,

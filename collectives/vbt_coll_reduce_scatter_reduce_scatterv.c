@@ -12,14 +12,14 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     int n = comm->size, me = comm->rank, nreq = 0;
     size_t total = 0, off = 0;
     void *full = NULL;
-    vbt_request_t *stack[VBT_COLL_STACK_REQS], **reqs = NULL;
+    vbt_request_t *stack[VBT_COLL_STACK_RANKS], **reqs = NULL;
     vbt_status_t st;
 
     for (int i = 0; i < n; i++)
         total += (size_t)vbt_coll_vec_at(counts, i);
     if (me == 0) {
         full = vbt_coll_tmp_alloc(total, dt);
-        reqs = vbt_coll_reqs(stack, n);
+        reqs = vbt_coll_scratch(stack, sizeof(stack), (size_t)n * sizeof(*reqs));
         if (full == NULL || reqs == NULL) {
             st = VBT_ERR_NO_MEMORY;
             goto out;
@@ -47,7 +47,7 @@ vbt_status_t vbt_coll_reduce_scatter_reduce_scatterv(vbt_comm_t *comm, const voi
     }
     st = vbt_coll_finish(reqs, nreq, st);
 out:
-    vbt_coll_reqs_free(reqs, stack);
+    vbt_coll_scratch_free(reqs, stack);
     vbt_coll_tmp_free(full, total, dt);
     return st;
 }

@@ -9,14 +9,14 @@ vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, vo
                                           const vbt_op_t *op, int tag)
 {
     int n = comm->size, me = comm->rank;
-    size_t stack[VBT_COLL_STACK_SIZES], *cnts, *displs, total = 0;
+    size_t stack[2 * VBT_COLL_STACK_RANKS], *cnts, *displs, total = 0;
     void *work = NULL;
     vbt_status_t st = VBT_ERR_NO_MEMORY;
 
     if (n == 1)
         return vbt_coll_copy(sbuf, (size_t)vbt_coll_vec_at(counts, 0), dt, rbuf,
                              (size_t)vbt_coll_vec_at(counts, 0), dt);
-    cnts = vbt_coll_sizes(stack, n);
+    cnts = vbt_coll_scratch(stack, sizeof(stack), 2 * (size_t)n * sizeof(*cnts));
     if (cnts == NULL)
         return VBT_ERR_NO_MEMORY;
     displs = cnts + n;
@@ -37,6 +37,6 @@ vbt_status_t vbt_coll_reduce_scatter_ring(vbt_comm_t *comm, const void *sbuf, vo
     }
 out:
     vbt_coll_tmp_free(work, total, dt);
-    vbt_coll_sizes_free(cnts, stack);
+    vbt_coll_scratch_free(cnts, stack);
     return st;
 }

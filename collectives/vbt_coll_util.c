@@ -171,30 +171,17 @@ vbt_status_t vbt_coll_finish(vbt_request_t **reqs, int n, vbt_status_t st)
     return st;
 }
 
-vbt_request_t **vbt_coll_reqs(vbt_request_t **stack, int n)
+void *vbt_coll_scratch(void *stack, size_t cap, size_t bytes)
 {
-    if (n <= VBT_COLL_STACK_REQS)
+    if (bytes <= cap)
         return stack;
-    return calloc((size_t)n, sizeof(*stack));
+    return malloc(bytes);
 }
 
-void vbt_coll_reqs_free(vbt_request_t **reqs, vbt_request_t **stack)
+void vbt_coll_scratch_free(void *scratch, void *stack)
 {
-    if (reqs != stack)
-        free(reqs);
-}
-
-size_t *vbt_coll_sizes(size_t *stack, int n)
-{
-    if (2 * (size_t)n <= VBT_COLL_STACK_SIZES)
-        return stack;
-    return malloc(2 * (size_t)n * sizeof(*stack));
-}
-
-void vbt_coll_sizes_free(size_t *sizes, size_t *stack)
-{
-    if (sizes != stack)
-        free(sizes);
+    if (scratch != stack)
+        free(scratch);
 }
 
 vbt_status_t vbt_coll_send(vbt_comm_t *comm, const void *buf, size_t count, MPI_Datatype dt,
