@@ -38,8 +38,9 @@ int vbt_win_tl_atomics(const vbt_tl_t *tl)
  * reaches it (ourselves: that takes our own rank). */
 static vbt_tl_t *atomic_tl(int world, int self)
 {
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_t *tl = vbt_tl.up[i];
+    vbt_tl_set_t *ts = vbt_p2p_tl();
+    for (int i = 0; i < ts->nup; i++) {
+        vbt_tl_t *tl = ts->up[i];
         if (!vbt_win_tl_atomics(tl))
             continue;
         if (self ? (tl->caps & VBT_TL_CAP_RMA_SELF) != 0 : tl->ops->reaches(tl, world))
@@ -50,11 +51,12 @@ static vbt_tl_t *atomic_tl(int world, int self)
 
 int vbt_win_atomics_possible(const vbt_win_t *w, const vbt_win_peer_t *me)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     if (!vbt_cfg.rma_nic_atomics)
         return 0;
-    for (int i = 0; i < vbt_tl.nup; i++) { /* our memory is registered with each of them */
-        unsigned bit = 1u << vbt_win_tl_slot(vbt_tl.up[i]);
-        if (!vbt_win_tl_atomics(vbt_tl.up[i]))
+    for (int i = 0; i < ts->nup; i++) { /* our memory is registered with each of them */
+        unsigned bit = 1u << vbt_win_tl_slot(ts->up[i]);
+        if (!vbt_win_tl_atomics(ts->up[i]))
             continue;
         if (!(me->lock_mask & bit) || (w->win_size > 0 && !(me->rkey_mask & bit)))
             return 0;

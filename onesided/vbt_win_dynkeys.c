@@ -57,7 +57,7 @@ typedef struct {
 
 typedef struct vbt_win_dyn {
     vbt_win_dyn_table_t *table;
-    vbt_tl_mem_t *table_mem[VBT_TL_MAX]; /* by position in vbt_tl.up */
+    vbt_tl_mem_t *table_mem[VBT_TL_MAX]; /* by position in vbt_p2p_tl()->up[] */
     vbt_tl_mem_t *region_mem[VBT_WIN_DYN_SLOTS][VBT_TL_MAX];
     vbt_win_region_t *slot_region[VBT_WIN_DYN_SLOTS];
     /* mbox[t]: the gen target t's last detach left, written by t (its transport). */
@@ -77,6 +77,7 @@ static int dyn_tl(const vbt_tl_t *tl)
 
 vbt_status_t vbt_win_dyn_register(vbt_win_t *w, vbt_win_peer_t *me)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_win_dyn_t *d = calloc(1, sizeof(*d));
     size_t mbox_len = (size_t)w->size * sizeof(uint64_t);
 
@@ -93,8 +94,8 @@ vbt_status_t vbt_win_dyn_register(vbt_win_t *w, vbt_win_peer_t *me)
     memset((void *)d->mbox, 0, mbox_len);
     me->dyn_table = (uint64_t)(uintptr_t)d->table;
     me->mbox = (uint64_t)(uintptr_t)d->mbox;
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_t *tl = vbt_tl.up[i];
+    for (int i = 0; i < ts->nup; i++) {
+        vbt_tl_t *tl = ts->up[i];
         int slot = vbt_win_tl_slot(tl);
 
         if (!dyn_tl(tl) || slot < 0)
@@ -128,7 +129,7 @@ void vbt_win_dyn_connect(vbt_win_t *w)
 
         if (t == w->rank)
             continue;
-        rp->tl = vbt_tl_of(rp->world);
+        rp->tl = vbt_tl_of(vbt_p2p_tl(), rp->world);
         slot = vbt_win_tl_slot(rp->tl);
         /* Symmetric: both ends pick the same transport for the pair and see the same masks, so
          * the target writes our mailbox exactly when we read its table. */
@@ -142,12 +143,13 @@ void vbt_win_dyn_connect(vbt_win_t *w)
 
 void vbt_win_dyn_destroy(vbt_win_t *w)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_win_dyn_t *d = w->dyn;
 
     if (d == NULL)
         return;
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_t *tl = vbt_tl.up[i];
+    for (int i = 0; i < ts->nup; i++) {
+        vbt_tl_t *tl = ts->up[i];
         if (d->table_mem[i] != NULL)
             tl->ops->mem_put(tl, d->table_mem[i]);
         if (d->mbox_mem[i] != NULL)
@@ -181,6 +183,7 @@ static void table_close(vbt_win_dyn_table_t *t)
 
 void vbt_win_dyn_publish(vbt_win_t *w, vbt_win_region_t *r)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_win_dyn_t *d = w->dyn;
     vbt_win_dyn_entry_t e = {.base = r->base, .size = r->size};
     int s;
@@ -189,8 +192,8 @@ void vbt_win_dyn_publish(vbt_win_t *w, vbt_win_region_t *r)
     if (d == NULL || r->size == 0 || d->table->count == VBT_WIN_DYN_SLOTS)
         return;
     s = (int)d->table->count;
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_t *tl = vbt_tl.up[i];
+    for (int i = 0; i < ts->nup; i++) {
+        vbt_tl_t *tl = ts->up[i];
         int slot = vbt_win_tl_slot(tl);
 
         if (d->table_mem[i] == NULL || slot < 0)
@@ -302,6 +305,7 @@ static vbt_status_t push_gen(vbt_win_t *w)
 
 vbt_status_t vbt_win_dyn_withdraw(vbt_win_t *w, vbt_win_region_t *r)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_win_dyn_t *d = w->dyn;
     int s = r->slot, last;
 
@@ -313,9 +317,9 @@ vbt_status_t vbt_win_dyn_withdraw(vbt_win_t *w, vbt_win_region_t *r)
     memset(&d->table->e[last], 0, sizeof(d->table->e[last]));
     d->table->count--;
     table_close(d->table);
-    for (int i = 0; i < vbt_tl.nup; i++) {
+    for (int i = 0; i < ts->nup; i++) {
         if (d->region_mem[s][i] != NULL)
-            vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], d->region_mem[s][i]);
+            ts->up[i]->ops->mem_put(ts->up[i], d->region_mem[s][i]);
         d->region_mem[s][i] = d->region_mem[last][i]; /* the last entry moved into s */
         d->region_mem[last][i] = NULL;
     }

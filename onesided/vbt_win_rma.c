@@ -35,6 +35,7 @@ int vbt_win_tl_slot(const vbt_tl_t *tl)
 
 vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     int have_mem = w->win_size > 0 && w->base != NULL;
 
     w->rma = calloc((size_t)w->size, sizeof(*w->rma));
@@ -49,8 +50,8 @@ vbt_status_t vbt_win_rma_register(vbt_win_t *w, vbt_win_peer_t *me)
         return VBT_ERR_NO_MEMORY;
     memset(w->lock_word, 0, 64);
     me->lock_addr = (uint64_t)(uintptr_t)w->lock_word;
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_t *tl = vbt_tl.up[i];
+    for (int i = 0; i < ts->nup; i++) {
+        vbt_tl_t *tl = ts->up[i];
         unsigned access = 0;
         int slot = vbt_win_tl_slot(tl);
 
@@ -106,7 +107,7 @@ void vbt_win_rma_connect(vbt_win_t *w)
         if (t == w->rank || w->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
             w->flavor == MPI_WIN_FLAVOR_SHARED)
             continue;
-        rp->tl = vbt_tl_of(rp->world);
+        rp->tl = vbt_tl_of(vbt_p2p_tl(), rp->world);
         slot = vbt_win_tl_slot(rp->tl);
         rp->read_peer = (rp->tl->caps & VBT_TL_CAP_READ_PEER) != 0;
         if (slot >= 0 && (p->rkey_mask & (1u << slot))) {
@@ -133,6 +134,7 @@ void vbt_win_rma_connect(vbt_win_t *w)
 
 void vbt_win_rma_destroy(vbt_win_t *w)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_backoff_t backoff;
 
     /* MPI_Finalize with a window never freed: let the transfers finish before their objects
@@ -140,11 +142,11 @@ void vbt_win_rma_destroy(vbt_win_t *w)
     vbt_backoff_init(&backoff);
     while (w->rma_out > 0 && vbt_p2p_progress() >= 0)
         vbt_p2p_idle(&backoff);
-    for (int i = 0; i < vbt_tl.nup; i++) {
+    for (int i = 0; i < ts->nup; i++) {
         if (w->rma_mem[i] != NULL)
-            vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], w->rma_mem[i]);
+            ts->up[i]->ops->mem_put(ts->up[i], w->rma_mem[i]);
         if (w->lock_mem[i] != NULL)
-            vbt_tl.up[i]->ops->mem_put(vbt_tl.up[i], w->lock_mem[i]);
+            ts->up[i]->ops->mem_put(ts->up[i], w->lock_mem[i]);
         w->rma_mem[i] = w->lock_mem[i] = NULL;
     }
     vbt_win_dyn_destroy(w);

@@ -72,6 +72,7 @@ static void comm_setup(vbt_comm_t *comm, MPI_Comm handle, vbt_group_t *group, in
     comm->size = group->size;
     comm->remote_size = group->size;
     comm->context_id = slot * 2;
+    comm->vci = vbt_vci_of_context(comm->context_id);
     comm->errhandler = MPI_ERRORS_ARE_FATAL;
     comm->refcount = 1;
     comm->session = MPI_SESSION_NULL;
@@ -113,6 +114,7 @@ vbt_comm_t *vbt_comm_early_context(uint32_t context_id)
         if (p == NULL)
             return NULL;
         p->context_id = slot * 2;
+        p->vci = vbt_vci_of_context(p->context_id);
         p->rank = -1;
         strcpy(p->name, "a communicator being created");
         comms.placeholder[slot] = p;

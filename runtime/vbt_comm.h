@@ -15,6 +15,7 @@
 #include "vbt_group.h"
 #include "vbt_match.h"
 #include "vbt_status.h"
+#include "vbt_vci.h"
 
 #define VBT_COMM_MAGIC 0x5642434du /* "VBCM": tells a live communicator from a stray pointer */
 
@@ -33,6 +34,7 @@ typedef struct vbt_comm {
      * intercommunicator (whose world_ranks are the remote group's). */
     int remote_size;
     uint32_t context_id;
+    vbt_vci_t *vci; /* what its messages travel through, on every member (vbt_vci.h) */
     vbt_match_queue_t match[2];
     /* The peers' world ranks: point-to-point rank r goes to world rank world_ranks[r]. An
      * intracommunicator's are group->ranks, an intercommunicator's remote_group->ranks. */

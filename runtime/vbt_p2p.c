@@ -70,13 +70,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-vbt_p2p_state_t vbt_p2p;
+vbt_vci_t vbt_vcis[VBT_VCI_MAX];
+int vbt_nvcis;
+
+vbt_vci_t *vbt_vci_of_context(uint32_t context_id)
+{
+    (void)context_id;
+    return &vbt_vcis[0];
+}
 
 void vbt_p2p_request_done_slow(vbt_request_t *req)
 {
     if (req->flags & VBT_REQF_NOTIFY) { /* never bsend or freed */
-        req->next = vbt_p2p.notify;
-        vbt_p2p.notify = req;
+        req->next = req->vci->notify;
+        req->vci->notify = req;
         return;
     }
     if (req->flags & VBT_REQF_BSEND)
@@ -87,22 +94,22 @@ void vbt_p2p_request_done_slow(vbt_request_t *req)
 
 /* Each installed hook once, unless it is running already (we are inside it). A hook may add
  * or remove hooks, itself included: the table is read afresh at every step. */
-static int run_hooks(void)
+static int run_hooks(vbt_vci_t *vci)
 {
     int n = 0;
 
-    for (int i = 0; i < vbt_p2p.nhooks; i++) {
-        vbt_p2p_hook_fn *fn = vbt_p2p.hooks[i].fn;
-        void *arg = vbt_p2p.hooks[i].arg;
+    for (int i = 0; i < vci->nhooks; i++) {
+        vbt_p2p_hook_fn *fn = vci->hooks[i].fn;
+        void *arg = vci->hooks[i].arg;
 
-        if (vbt_p2p.hooks[i].running)
+        if (vci->hooks[i].running)
             continue;
-        vbt_p2p.hooks[i].running = 1;
+        vci->hooks[i].running = 1;
         n += fn(arg);
         /* It may have moved (a hook before it removed): find it again. */
-        for (int j = 0; j < vbt_p2p.nhooks; j++) {
-            if (vbt_p2p.hooks[j].fn == fn && vbt_p2p.hooks[j].arg == arg) {
-                vbt_p2p.hooks[j].running = 0;
+        for (int j = 0; j < vci->nhooks; j++) {
+            if (vci->hooks[j].fn == fn && vci->hooks[j].arg == arg) {
+                vci->hooks[j].running = 0;
                 i = j;
                 break;
             }
@@ -111,54 +118,59 @@ static int run_hooks(void)
     return n;
 }
 
-int vbt_p2p_progress_more(int n)
+int vbt_p2p_progress_more(vbt_vci_t *vci, int n)
 {
-    if (vbt_p2p.npending > 0)
-        vbt_p2p_drain_sendqs();
-    if (vbt_p2p.nputs > 0)
-        vbt_p2p_put_progress();
-    if (vbt_p2p.nhooks > 0)
-        n += run_hooks();
-    while (vbt_p2p.notify != NULL) {
-        vbt_request_t *req = vbt_p2p.notify;
-        vbt_p2p.notify = req->next;
+    if (vci->npending > 0)
+        vbt_p2p_drain_sendqs(vci);
+    if (vci->nputs > 0)
+        vbt_p2p_put_progress(vci);
+    if (vci->nhooks > 0)
+        n += run_hooks(vci);
+    while (vci->notify != NULL) {
+        vbt_request_t *req = vci->notify;
+        vci->notify = req->next;
         req->next = NULL;
         req->x.notify.fn(req, req->x.notify.arg); /* may release req, post or send */
         n++;
     }
-    if (unlikely(vbt_p2p.failed != VBT_OK))
-        return vbt_p2p.failed;
+    if (unlikely(vci->failed != VBT_OK))
+        return vci->failed;
     return n;
 }
 
 int vbt_p2p_progress(void)
 {
-    return vbt_p2p_progress_try();
+    return vbt_p2p_progress_try(&vbt_vcis[0]);
 }
 
+/* Hooks run in the progress of the first VCI, which every wait drives. */
 void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg)
 {
-    for (int i = 0; i < vbt_p2p.nhooks; i++)
-        if (vbt_p2p.hooks[i].fn == fn && vbt_p2p.hooks[i].arg == arg)
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    for (int i = 0; i < vci->nhooks; i++)
+        if (vci->hooks[i].fn == fn && vci->hooks[i].arg == arg)
             return;
-    if (vbt_p2p.nhooks == VBT_P2P_HOOKS_MAX) { /* a programming error: the layers are known */
+    if (vci->nhooks == VBT_P2P_HOOKS_MAX) { /* a programming error: the layers are known */
         vbt_error("progress: more than %d progress hooks", VBT_P2P_HOOKS_MAX);
         abort();
     }
-    vbt_p2p.hooks[vbt_p2p.nhooks].fn = fn;
-    vbt_p2p.hooks[vbt_p2p.nhooks].arg = arg;
-    vbt_p2p.hooks[vbt_p2p.nhooks].running = 0;
-    vbt_p2p.nhooks++;
+    vci->hooks[vci->nhooks].fn = fn;
+    vci->hooks[vci->nhooks].arg = arg;
+    vci->hooks[vci->nhooks].running = 0;
+    vci->nhooks++;
 }
 
 void vbt_p2p_hook_remove(vbt_p2p_hook_fn *fn, void *arg)
 {
-    for (int i = 0; i < vbt_p2p.nhooks; i++) {
-        if (vbt_p2p.hooks[i].fn == fn && vbt_p2p.hooks[i].arg == arg) {
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    for (int i = 0; i < vci->nhooks; i++) {
+        if (vci->hooks[i].fn == fn && vci->hooks[i].arg == arg) {
             /* Keep the order of the others; a running hook below us keeps its flag. */
-            for (int j = i + 1; j < vbt_p2p.nhooks; j++)
-                vbt_p2p.hooks[j - 1] = vbt_p2p.hooks[j];
-            vbt_p2p.nhooks--;
+            for (int j = i + 1; j < vci->nhooks; j++)
+                vci->hooks[j - 1] = vci->hooks[j];
+            vci->nhooks--;
             return;
         }
     }
@@ -166,62 +178,71 @@ void vbt_p2p_hook_remove(vbt_p2p_hook_fn *fn, void *arg)
 
 void vbt_p2p_set_hook(vbt_p2p_hook_fn *fn, void *arg)
 {
-    if (vbt_p2p.rma_hook != NULL)
-        vbt_p2p_hook_remove(vbt_p2p.rma_hook, NULL);
-    vbt_p2p.rma_hook = fn;
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    if (vci->rma_hook != NULL)
+        vbt_p2p_hook_remove(vci->rma_hook, NULL);
+    vci->rma_hook = fn;
     if (fn != NULL)
         vbt_p2p_hook_add(fn, arg);
 }
 
 /* vbt_p2p_idle with MPI_THREAD_MULTIPLE: the waiting thread gives the lock up, naps, and looks
  * for dead peers only if it can take the lock back at once. */
-static void idle_threaded(vbt_backoff_t *backoff)
+static void idle_threaded(vbt_vci_t *vci, vbt_backoff_t *backoff)
 {
     int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
     if (vbt_backoff_nap(backoff) && vbt_rlock_try(&vbt_rt.cs)) {
-        vbt_status_t status = vbt_tl_check_peers();
-        if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
-            vbt_p2p.failed = status;
+        vbt_status_t status = vbt_tl_check_peers(&vci->tl);
+        if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
+            vci->failed = status;
         vbt_rlock_release(&vbt_rt.cs);
     }
     vbt_rlock_resume(&vbt_rt.cs, depth);
 }
 
-void vbt_p2p_idle(vbt_backoff_t *backoff)
+void vbt_p2p_idle_vci(vbt_vci_t *vci, vbt_backoff_t *backoff)
 {
     vbt_status_t status;
 
     if (unlikely(vbt_rt.cs.on)) {
-        idle_threaded(backoff);
+        idle_threaded(vci, backoff);
         return;
     }
     /* Sends waiting for credits or put slots get them from completions that may raise no
      * event (unsignalled sends): poll for those rather than sleep. */
-    status = vbt_backoff_idle(backoff, vbt_p2p.npending == 0 && vbt_p2p.nputs == 0);
-    if (unlikely(status != VBT_OK) && vbt_p2p.failed == VBT_OK)
-        vbt_p2p.failed = status; /* the next progress call returns it */
+    status = vbt_backoff_idle(&vci->tl, backoff, vci->npending == 0 && vci->nputs == 0);
+    if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
+        vci->failed = status; /* the next progress call returns it */
+}
+
+void vbt_p2p_idle(vbt_backoff_t *backoff)
+{
+    vbt_p2p_idle_vci(&vbt_vcis[0], backoff);
 }
 
 void vbt_p2p_polled(int found)
 {
-    if (likely(vbt_p2p.poll_yield_after == 0))
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    if (likely(vci->poll_yield_after == 0))
         return;
     if (found) {
-        vbt_p2p.poll_empty = 0;
+        vci->poll_empty = 0;
         return;
     }
-    if (++vbt_p2p.poll_empty < vbt_p2p.poll_yield_after)
+    if (++vci->poll_empty < vci->poll_yield_after)
         return;
-    vbt_p2p.poll_empty = vbt_p2p.poll_yield_after; /* no wrap-around, however long it polls */
-    vbt_p2p.poll_yields++;
+    vci->poll_empty = vci->poll_yield_after; /* no wrap-around, however long it polls */
+    vci->poll_yields++;
     sched_yield();
 }
 
-vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag)
+vbt_status_t vbt_p2p_wait_flag_outside(vbt_vci_t *vci, const volatile uint8_t *flag)
 {
     int depth = vbt_rlock_suspend(&vbt_rt.cs);
-    vbt_status_t status = vbt_p2p_wait_flag_loop(flag, 1);
+    vbt_status_t status = vbt_p2p_wait_flag_loop(vci, flag, 1);
 
     vbt_rlock_resume(&vbt_rt.cs, depth);
     return status;
@@ -231,29 +252,33 @@ vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag)
  * the section up; the rest of the wait runs outside it, its progress calls only trying it. */
 vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
 {
-    return vbt_p2p_wait_flag_inline(flag);
+    return vbt_p2p_wait_flag_inline(&vbt_vcis[0], flag);
 }
 
-vbt_status_t vbt_p2p_init(void)
+/* Bring up one VCI: its transport instances (published and wired up with a fence of their
+ * own) and the engine's state on them. */
+static vbt_status_t vci_init(vbt_vci_t *vci, int index)
 {
     vbt_status_t status;
 
-    memset(&vbt_p2p, 0, sizeof(vbt_p2p));
-    vbt_p2p.my_world = vbt_rt.proc.rank;
-    vbt_p2p.world_size = vbt_rt.proc.size;
-    vbt_p2p.frag = calloc((size_t)vbt_p2p.world_size, sizeof(*vbt_p2p.frag));
-    vbt_p2p.sendq = calloc((size_t)vbt_p2p.world_size, sizeof(*vbt_p2p.sendq));
-    if (vbt_p2p.frag == NULL || vbt_p2p.sendq == NULL)
+    memset(vci, 0, sizeof(*vci));
+    vci->index = index;
+    vci->my_world = vbt_rt.proc.rank;
+    vci->world_size = vbt_rt.proc.size;
+    vci->frag = calloc((size_t)vci->world_size, sizeof(*vci->frag));
+    vci->sendq = calloc((size_t)vci->world_size, sizeof(*vci->sendq));
+    if (vci->frag == NULL || vci->sendq == NULL)
         return VBT_ERR_NO_MEMORY;
 
-    vbt_p2p_unexp_init();
+    vbt_p2p_unexp_init(vci);
 
-    status = vbt_tl_init(&vbt_rt.proc,
-                         &(vbt_tl_upcalls_t){.recv = vbt_p2p_recv_cb, .rma_done = vbt_p2p_put_cb});
+    status = vbt_tl_init(
+        &vci->tl, &vbt_rt.proc,
+        &(vbt_tl_upcalls_t){.recv = vbt_p2p_recv_cb, .rma_done = vbt_p2p_put_cb, .arg = vci});
     if (status != VBT_OK)
         return status;
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        const vbt_tl_t *t = vbt_tl.up[i];
+    for (int i = 0; i < vci->tl.nup; i++) {
+        const vbt_tl_t *t = vci->tl.up[i];
         if (t->rndv_threshold > VBT_P2P_FRAG_MAX) {
             vbt_error("the %s transport's rendezvous threshold (%zu bytes: VBT_RNDV_THRESHOLD or "
                       "VBT_SHM_RNDV_THRESHOLD) is above 64m, the largest message sent as eager "
@@ -265,37 +290,57 @@ vbt_status_t vbt_p2p_init(void)
     }
     /* Non-contiguous data is packed here one transport send at a time (and in pieces of
      * VBT_P2P_SELF_PIECE to ourselves). */
-    vbt_p2p.scratch_len = VBT_P2P_SELF_PIECE;
-    for (int w = 0; w < vbt_p2p.world_size; w++)
-        if (w != vbt_p2p.my_world && vbt_tl_of(w)->max_send > vbt_p2p.scratch_len)
-            vbt_p2p.scratch_len = vbt_tl_of(w)->max_send;
-    vbt_p2p.scratch = malloc(vbt_p2p.scratch_len);
-    vbt_p2p.peer_cnt = calloc((size_t)vbt_p2p.world_size, sizeof(*vbt_p2p.peer_cnt));
-    if (vbt_p2p.scratch == NULL || vbt_p2p.peer_cnt == NULL)
+    vci->scratch_len = VBT_P2P_SELF_PIECE;
+    for (int w = 0; w < vci->world_size; w++)
+        if (w != vci->my_world && vbt_tl_of(&vci->tl, w)->max_send > vci->scratch_len)
+            vci->scratch_len = vbt_tl_of(&vci->tl, w)->max_send;
+    vci->scratch = malloc(vci->scratch_len);
+    vci->peer_cnt = calloc((size_t)vci->world_size, sizeof(*vci->peer_cnt));
+    if (vci->scratch == NULL || vci->peer_cnt == NULL)
         return VBT_ERR_NO_MEMORY;
-    for (int w = 0; w < vbt_p2p.world_size; w++)
-        vbt_p2p.peer_cnt[w] = w == vbt_p2p.my_world ? &vbt_p2p.stats.self : &vbt_tl_of(w)->cnt;
-    /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
-    if (vbt_tl_spin_polls() > 0)
-        vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls());
+    for (int w = 0; w < vci->world_size; w++)
+        vci->peer_cnt[w] = w == vci->my_world ? &vci->stats.self : &vbt_tl_of(&vci->tl, w)->cnt;
+    vci->poll_yield_after = vbt_progress_poll_yield_after();
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_init(void)
+{
+    vbt_vci_t *vci = &vbt_vcis[0];
+    vbt_status_t status;
+
+    /* Before the VCIs: their polling calls' yield depends on the progress mode. */
     status = vbt_progress_init();
     if (status != VBT_OK)
         return status;
-    vbt_p2p.poll_yield_after = vbt_progress_poll_yield_after();
-    if (vbt_p2p.poll_yield_after > 0)
+    vbt_nvcis = 1;
+    status = vci_init(vci, 0);
+    if (status != VBT_OK)
+        return status;
+    /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
+    if (vbt_tl_spin_polls(&vci->tl) > 0)
+        vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls(&vci->tl));
+    if (vci->poll_yield_after > 0)
         vbt_debug("progress: polling calls yield the core after %u empty polls in a row",
-                  vbt_p2p.poll_yield_after);
+                  vci->poll_yield_after);
     return VBT_OK;
 }
 
 const vbt_p2p_stats_t *vbt_p2p_stats(void)
 {
-    return &vbt_p2p.stats;
+    return &vbt_vcis[0].stats;
+}
+
+vbt_tl_set_t *vbt_p2p_tl(void)
+{
+    return &vbt_vcis[0].tl;
 }
 
 vbt_status_t vbt_p2p_flush(void)
 {
-    while (vbt_p2p.npending > 0 || vbt_p2p.nputs > 0) {
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    while (vci->npending > 0 || vci->nputs > 0) {
         int n = vbt_p2p_progress();
         if (n < 0)
             return (vbt_status_t)n;
@@ -305,15 +350,18 @@ vbt_status_t vbt_p2p_flush(void)
 
 void vbt_p2p_cleanup(void)
 {
-    if (vbt_p2p.poll_yield_after > 0)
+    vbt_vci_t *vci = &vbt_vcis[0];
+
+    if (vci->poll_yield_after > 0)
         vbt_debug("progress: polling calls yielded the core %llu times (after %u empty polls "
                   "in a row)",
-                  (unsigned long long)vbt_p2p.poll_yields, vbt_p2p.poll_yield_after);
-    vbt_tl_finalize();
-    free(vbt_p2p.scratch);
-    free(vbt_p2p.peer_cnt);
-    free(vbt_p2p.frag);
-    free(vbt_p2p.sendq);
-    vbt_p2p_unexp_cleanup();
-    memset(&vbt_p2p, 0, sizeof(vbt_p2p));
+                  (unsigned long long)vci->poll_yields, vci->poll_yield_after);
+    vbt_tl_finalize(&vci->tl);
+    free(vci->scratch);
+    free(vci->peer_cnt);
+    free(vci->frag);
+    free(vci->sendq);
+    vbt_p2p_unexp_cleanup(vci);
+    memset(vci, 0, sizeof(*vci));
+    vbt_nvcis = 0;
 }

@@ -85,6 +85,11 @@ typedef struct {
 
 const vbt_p2p_stats_t *vbt_p2p_stats(void);
 
+/* The transport instances of the first VCI, which carries one-sided communication (its
+ * registrations and transfers) and whose counters MPI_T reports. */
+struct vbt_tl_set;
+struct vbt_tl_set *vbt_p2p_tl(void);
+
 vbt_status_t vbt_p2p_init(void);
 /* Hand every queued send to the transport (MPI_Finalize). */
 vbt_status_t vbt_p2p_flush(void);

@@ -24,21 +24,23 @@ vbt_status_t vbt_p2p_push_ctrl(vbt_request_t *req)
         m.rkey = req->rkey;
         len = sizeof(m);
     }
-    status = vbt_tl_send(vbt_tl_of(req->peer_world), req->peer_world, &m, len, NULL, 0);
+    status =
+        vbt_tl_send(vbt_tl_of(&req->vci->tl, req->peer_world), req->peer_world, &m, len, NULL, 0);
     if (status == VBT_OK)
         vbt_request_release_held(req);
     return status;
 }
 
 /* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
-vbt_request_t *vbt_p2p_ctrl_new(int dest_world, uint8_t type, uint64_t id)
+vbt_request_t *vbt_p2p_ctrl_new(vbt_vci_t *vci, int dest_world, uint8_t type, uint64_t id)
 {
     vbt_request_t *ctrl = vbt_request_alloc_held(VBT_REQ_CTRL);
 
     if (unlikely(ctrl == NULL)) {
-        vbt_p2p.failed = VBT_ERR_NO_MEMORY;
+        vci->failed = VBT_ERR_NO_MEMORY;
         return NULL;
     }
+    ctrl->vci = vci;
     ctrl->peer_world = dest_world;
     ctrl->ctrl = type;
     ctrl->ack_id = id;
@@ -47,30 +49,31 @@ vbt_request_t *vbt_p2p_ctrl_new(int dest_world, uint8_t type, uint64_t id)
 
 void vbt_p2p_ctrl_send(vbt_request_t *ctrl)
 {
+    vbt_vci_t *vci = ctrl->vci;
     vbt_status_t status = vbt_p2p_send_or_queue(ctrl);
 
     if (unlikely(status != VBT_OK)) {
         vbt_request_release_held(ctrl);
-        vbt_p2p.failed = status;
+        vci->failed = status;
     }
 }
 
-void vbt_p2p_send_ack(int dest_world, uint64_t ack_id)
+void vbt_p2p_send_ack(vbt_vci_t *vci, int dest_world, uint64_t ack_id)
 {
     vbt_request_t *ctrl;
 
-    if (dest_world == vbt_p2p.my_world) {
+    if (dest_world == vci->my_world) {
         vbt_p2p_msg_t m = {
             .hdr = {.version = VBT_P2P_WIRE_VERSION, .type = VBT_P2P_ACK, .id = ack_id}};
-        vbt_p2p_deliver(dest_world, &m);
+        vbt_p2p_deliver(vci, dest_world, &m);
         return;
     }
-    ctrl = vbt_p2p_ctrl_new(dest_world, VBT_P2P_ACK, ack_id);
+    ctrl = vbt_p2p_ctrl_new(vci, dest_world, VBT_P2P_ACK, ack_id);
     if (ctrl != NULL)
         vbt_p2p_ctrl_send(ctrl);
 }
 
-void vbt_p2p_deliver_ack(int src_world, uint64_t ack_id)
+void vbt_p2p_deliver_ack(vbt_vci_t *vci, int src_world, uint64_t ack_id)
 {
     vbt_request_t *req = vbt_request_from_id(ack_id);
 

@@ -18,15 +18,16 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_send_now(vbt_comm_t *comm, uint32_
                                                        const void *buf, size_t bytes, int dest,
                                                        int tag)
 {
+    vbt_vci_t *vci = comm->vci;
     int w;
     vbt_tl_t *tl;
 
     if (unlikely(dest == MPI_PROC_NULL))
         return VBT_ERR_NO_RESOURCE;
     w = vbt_comm_world_rank(comm, dest);
-    if (unlikely(w == vbt_p2p.my_world || vbt_p2p.sendq[w].head != NULL))
+    if (unlikely(w == vci->my_world || vci->sendq[w].head != NULL))
         return VBT_ERR_NO_RESOURCE;
-    tl = vbt_tl_of(w);
+    tl = vbt_tl_of(&vci->tl, w);
     if (likely(bytes <= tl->rndv_threshold && bytes <= tl->max_send - sizeof(vbt_p2p_hdr_t))) {
         vbt_p2p_hdr_t hdr = {.version = VBT_P2P_WIRE_VERSION,
                              .type = VBT_P2P_EAGER,
@@ -90,7 +91,7 @@ static VBT_ALWAYS_INLINE vbt_request_t *vbt_p2p_post_recv(vbt_comm_t *comm, int 
         vbt_p2p_recv_from_unexp(req, u);
     } else {
         vbt_match_append_posted(q, req);
-        vbt_p2p.stats.posted_len++;
+        comm->vci->stats.posted_len++;
     }
     return req;
 }
@@ -108,7 +109,7 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_recv_contig(vbt_comm_t *comm, void
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;
     *req_p = req;
-    return vbt_p2p_wait_flag_inline(&req->complete);
+    return vbt_p2p_wait_flag_inline(comm->vci, &req->complete);
 }
 
 #endif

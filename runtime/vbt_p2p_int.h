@@ -54,7 +54,14 @@ typedef struct {
     vbt_request_t *tail;
 } vbt_sendq_t;
 
-typedef struct {
+/* A virtual communication interface: a set of transport instances and the point-to-point
+ * engine's state on them (queues, fragments, unexpected messages, hooks). Every communicator
+ * sends and receives through one (vbt_comm_t.vci), and every message of a communicator
+ * arrives through the same one on both sides, so a VCI's matching, queues and transports are
+ * driven by one thread at a time and need no lock of their own within it. Today there is one
+ * (vbt_vcis[0]); the object is what lets MPI_THREAD_MULTIPLE give threads separate ones. */
+struct vbt_vci {
+    int index; /* in vbt_vcis */
     int my_world;
     int world_size;
     vbt_frag_state_t *frag;
@@ -89,10 +96,12 @@ typedef struct {
      * stats.self for ourselves), so counting costs no branch. */
     vbt_tl_counters_t **peer_cnt;
     vbt_p2p_stats_t stats;
-} vbt_p2p_state_t;
+    vbt_tl_set_t tl; /* its transport instances, one per transport that is up */
+};
 
-/* The point-to-point engine of this process (vbt_p2p.c). */
-extern vbt_p2p_state_t vbt_p2p;
+/* The VCIs of this process (vbt_p2p.c); vbt_nvcis of them are in use. */
+extern vbt_vci_t vbt_vcis[VBT_VCI_MAX];
+extern int vbt_nvcis;
 
 /* Messages to oneself of non-contiguous data go in pieces of this size at most. */
 #define VBT_P2P_SELF_PIECE 65536
@@ -114,13 +123,13 @@ static inline int vbt_p2p_rndv_puts(const vbt_tl_t *tl)
 }
 
 /* Bytes [offset, offset + len) of a send's data as one contiguous range: the user's buffer
- * itself, or those bytes packed into the scratch buffer (len <= vbt_p2p.scratch_len). */
+ * itself, or those bytes packed into its VCI's scratch buffer (len <= scratch_len). */
 static inline const void *vbt_p2p_send_bytes(const vbt_request_t *req, size_t offset, size_t len)
 {
     if (likely(req->dtype == NULL))
         return (const char *)req->buf + offset;
-    vbt_dtype_pack(req->dtype, req->buf, req->dcount, offset, vbt_p2p.scratch, len);
-    return vbt_p2p.scratch;
+    vbt_dtype_pack(req->dtype, req->buf, req->dcount, offset, req->vci->scratch, len);
+    return req->vci->scratch;
 }
 
 /* A send's or receive's request takes its envelope and buffer, and a reference on a
@@ -136,6 +145,7 @@ static VBT_ALWAYS_INLINE void vbt_p2p_request_set(vbt_request_t *req, vbt_comm_t
         req->dcount = count;
     }
     req->comm = comm;
+    req->vci = comm->vci;
     req->context_id = context_id;
     req->peer = peer;
     req->tag = tag;
@@ -146,7 +156,7 @@ static VBT_ALWAYS_INLINE void vbt_p2p_request_set(vbt_request_t *req, vbt_comm_t
 /* Give back the registration a rendezvous held, to the transport that made it. */
 static inline void vbt_p2p_mem_release(vbt_request_t *req)
 {
-    vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+    vbt_tl_t *tl = vbt_tl_of(&req->vci->tl, req->peer_world);
 
     tl->ops->mem_put(tl, req->mem);
     req->mem = NULL;
@@ -195,18 +205,18 @@ static inline int vbt_p2p_src_is_sender(const vbt_comm_t *comm, const vbt_p2p_hd
 }
 
 /* ---- vbt_p2p_unexp.c: buffers for unexpected messages ---------------------------------------- */
-void vbt_p2p_unexp_init(void);
-void vbt_p2p_unexp_cleanup(void);
+void vbt_p2p_unexp_init(vbt_vci_t *vci);
+void vbt_p2p_unexp_cleanup(vbt_vci_t *vci);
 /* A record, for a message of len bytes from src_world, with room for its payload (none when
  * !with_data: a rendezvous); NULL (logged) when out of memory or at VBT_UNEXP_MAX. */
-vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data, int src_world);
-void vbt_p2p_unexp_release(vbt_unexp_t *u);
+vbt_unexp_t *vbt_p2p_unexp_alloc(vbt_vci_t *vci, size_t len, int with_data, int src_world);
+void vbt_p2p_unexp_release(vbt_vci_t *vci, vbt_unexp_t *u);
 
 /* ---- vbt_p2p_send.c: eager sends, fragments, the per-peer send queues, self sends ----------- */
 /* Send now if nothing to this peer is queued before it, else queue it behind the others. */
 vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req);
 /* Hand queued sends to their transports as far as they take them. */
-void vbt_p2p_drain_sendqs(void);
+void vbt_p2p_drain_sendqs(vbt_vci_t *vci);
 /* A send (or control message) that can no longer go: complete it with the error. */
 void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status);
 
@@ -214,27 +224,27 @@ void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status);
  */
 vbt_status_t vbt_p2p_push_ctrl(vbt_request_t *req);
 /* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
-vbt_request_t *vbt_p2p_ctrl_new(int dest_world, uint8_t type, uint64_t id);
+vbt_request_t *vbt_p2p_ctrl_new(vbt_vci_t *vci, int dest_world, uint8_t type, uint64_t id);
 void vbt_p2p_ctrl_send(vbt_request_t *ctrl);
-void vbt_p2p_send_ack(int dest_world, uint64_t ack_id);
-void vbt_p2p_deliver_ack(int src_world, uint64_t ack_id);
+void vbt_p2p_send_ack(vbt_vci_t *vci, int dest_world, uint64_t ack_id);
+void vbt_p2p_deliver_ack(vbt_vci_t *vci, int src_world, uint64_t ack_id);
 
 /* ---- vbt_p2p_rndv.c: the rendezvous, by read, put or streaming ------------------------------ */
 void vbt_p2p_put_cb(void *arg, void *cookie, vbt_status_t status);
-void vbt_p2p_put_progress(void);
+void vbt_p2p_put_progress(vbt_vci_t *vci);
 void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts);
-void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m);
-void vbt_p2p_deliver_cts(int src_world, const vbt_p2p_msg_t *cts);
-void vbt_p2p_deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload,
-                           size_t len);
-void vbt_p2p_deliver_done(int src_world, uint64_t id);
-void vbt_p2p_deliver_fin(int src_world, uint64_t id);
+void vbt_p2p_deliver_rts(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *m);
+void vbt_p2p_deliver_cts(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *cts);
+void vbt_p2p_deliver_rdata(vbt_vci_t *vci, int src_world, const vbt_p2p_hdr_t *hdr,
+                           const void *payload, size_t len);
+void vbt_p2p_deliver_done(vbt_vci_t *vci, int src_world, uint64_t id);
+void vbt_p2p_deliver_fin(vbt_vci_t *vci, int src_world, uint64_t id);
 
 /* ---- vbt_p2p_recv.c: receives, matching arrivals, probes ------------------------------------- */
 /* Take an unexpected message into a receive (copy what has arrived; later fragments go to it). */
 void vbt_p2p_recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u);
 /* A message from src_world: decoded and checked by vbt_p2p_decode (or made by ourselves). */
-void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m);
+void vbt_p2p_deliver(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *m);
 /* The transports' upcall for every arrived message. */
 void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len);
 /* A message whose context id or source rank does not check out (logged, dropped). */
@@ -246,56 +256,60 @@ void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *comm,
 /* What a progress step does after the transports' polls when the engine has more to do: sends
  * queued for room or credits, puts, hooks, notifications, a failure. n: what the polls found;
  * returns it with what these found, or the engine's failure. */
-int vbt_p2p_progress_more(int n);
+int vbt_p2p_progress_more(vbt_vci_t *vci, int n);
 
 /* One step: the transports' polls, then the rest when there is any. The critical section held. */
-static VBT_ALWAYS_INLINE int vbt_p2p_progress_step(void)
+static VBT_ALWAYS_INLINE int vbt_p2p_progress_step(vbt_vci_t *vci)
 {
-    int n = vbt_tl_progress();
+    int n = vbt_tl_progress(&vci->tl);
 
     if (unlikely(n < 0)) {
-        vbt_p2p.failed = (vbt_status_t)n;
+        vci->failed = (vbt_status_t)n;
         return n;
     }
     /* One test for the five, without a branch each: most polls have none of them. */
-    if (unlikely((vbt_p2p.npending | vbt_p2p.nputs | (unsigned)vbt_p2p.nhooks |
-                  (unsigned)vbt_p2p.failed) != 0 ||
-                 vbt_p2p.notify != NULL))
-        return vbt_p2p_progress_more(n);
+    if (unlikely((vci->npending | vci->nputs | (unsigned)vci->nhooks | (unsigned)vci->failed) !=
+                     0 ||
+                 vci->notify != NULL))
+        return vbt_p2p_progress_more(vci, n);
     return n;
 }
 
 /* A step if the critical section is free. With MPI_THREAD_MULTIPLE, a thread that finds another
  * one inside the engine leaves the step to it (that thread progresses for everyone) instead of
  * queueing behind it. */
-static VBT_ALWAYS_INLINE int vbt_p2p_progress_try(void)
+static VBT_ALWAYS_INLINE int vbt_p2p_progress_try(vbt_vci_t *vci)
 {
     int n;
 
     if (unlikely(!vbt_rlock_try(&vbt_rt.cs)))
         return 0;
-    n = vbt_p2p_progress_step();
+    n = vbt_p2p_progress_step(vci);
     vbt_rlock_release(&vbt_rt.cs);
     return n;
 }
 
+/* vbt_p2p_idle for a wait on one VCI (vbt_p2p.c). */
+void vbt_p2p_idle_vci(vbt_vci_t *vci, vbt_backoff_t *backoff);
+
 /* The wait's loop (vbt_p2p_wait_flag). threaded is a constant where it is inlined:
  * single-threaded, the progress step runs without the lock's flag tests (the level cannot
  * change while a single-threaded program waits: no other thread is in MPI). */
-static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint8_t *flag,
+static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(vbt_vci_t *vci,
+                                                             const volatile uint8_t *flag,
                                                              int threaded)
 {
     vbt_backoff_t backoff;
 
     vbt_backoff_init(&backoff);
     while (!vbt_flag_get(flag)) {
-        int n = threaded ? vbt_p2p_progress_try() : vbt_p2p_progress_step();
+        int n = threaded ? vbt_p2p_progress_try(vci) : vbt_p2p_progress_step(vci);
         if (unlikely(n < 0))
             return (vbt_status_t)n;
         if (vbt_flag_get(flag))
             break;
         if (n == 0)
-            vbt_p2p_idle(&backoff);
+            vbt_p2p_idle_vci(vci, &backoff);
         else
             vbt_backoff_init(&backoff);
     }
@@ -304,28 +318,29 @@ static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_loop(const volatile uint
 
 /* The threaded wait's part outside the critical section (vbt_p2p.c): give it up, wait with
  * progress calls that only try it, take it back at the same depth. */
-vbt_status_t vbt_p2p_wait_flag_outside(const volatile uint8_t *flag);
+vbt_status_t vbt_p2p_wait_flag_outside(vbt_vci_t *vci, const volatile uint8_t *flag);
 
 /* vbt_p2p_wait_flag with the single-threaded loop and, for a caller inside the critical
  * section, the threaded wait's first step inline (a message already there, a ping-pong's usual
  * case, then costs no call, no drop and no retake). */
-static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(const volatile uint8_t *flag)
+static VBT_ALWAYS_INLINE vbt_status_t vbt_p2p_wait_flag_inline(vbt_vci_t *vci,
+                                                               const volatile uint8_t *flag)
 {
     int n;
 
     if (likely(!__atomic_load_n(&vbt_rt.cs.on, __ATOMIC_RELAXED)))
-        return vbt_p2p_wait_flag_loop(flag, 0);
+        return vbt_p2p_wait_flag_loop(vci, flag, 0);
     if (vbt_flag_get(flag))
         return VBT_OK;
     /* Not held: MULTIPLE was granted (MPI_Session_init) while this call was inside. */
     if (unlikely(!vbt_rlock_mine(&vbt_rt.cs)))
-        return vbt_p2p_wait_flag_outside(flag);
-    n = vbt_p2p_progress_step();
+        return vbt_p2p_wait_flag_outside(vci, flag);
+    n = vbt_p2p_progress_step(vci);
     if (unlikely(n < 0))
         return (vbt_status_t)n;
     if (vbt_flag_get(flag))
         return VBT_OK;
-    return vbt_p2p_wait_flag_outside(flag);
+    return vbt_p2p_wait_flag_outside(vci, flag);
 }
 
 #endif

@@ -20,7 +20,7 @@ VBT_NOINLINE_COLD void vbt_p2p_bad_envelope(int src_world, const vbt_comm_t *com
 }
 
 /* Inlined into the transports' upcall too, where an eager message goes straight here. */
-static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *hdr,
+static VBT_ALWAYS_INLINE void deliver_first(vbt_vci_t *vci, int src_world, const vbt_p2p_hdr_t *hdr,
                                             const void *payload, size_t len)
 {
     vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
@@ -34,35 +34,35 @@ static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *
     }
     /* A sender hands a fragmented message's pieces to the transport back to back, so no new
      * message can start before its last FRAG (which would leave a receive hanging). */
-    if (unlikely(vbt_p2p.nfrag != 0) &&
-        (vbt_p2p.frag[src_world].req != NULL || vbt_p2p.frag[src_world].unexp != NULL)) {
+    if (unlikely(vci->nfrag != 0) &&
+        (vci->frag[src_world].req != NULL || vci->frag[src_world].unexp != NULL)) {
         vbt_error("dropped a message from rank %d: it started before its previous message's "
                   "fragments (%zu of %zu bytes) were complete",
-                  src_world, vbt_p2p.frag[src_world].received, vbt_p2p.frag[src_world].total);
+                  src_world, vci->frag[src_world].received, vci->frag[src_world].total);
         return;
     }
-    vbt_p2p.peer_cnt[src_world]->msgs_recvd++;
-    vbt_p2p.peer_cnt[src_world]->bytes_recvd += hdr->len;
+    vci->peer_cnt[src_world]->msgs_recvd++;
+    vci->peer_cnt[src_world]->bytes_recvd += hdr->len;
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
-        vbt_p2p.stats.posted_len--;
+        vci->stats.posted_len--;
         vbt_p2p_recv_fill(req, hdr->src, hdr->tag, hdr->len);
         vbt_p2p_copy_clipped(req, 0, payload, len);
         if (hdr->id != 0)
-            vbt_p2p_send_ack(src_world, hdr->id);
+            vbt_p2p_send_ack(vci, src_world, hdr->id);
         if (hdr->type == VBT_P2P_FRAG_FIRST) {
-            vbt_p2p.frag[src_world] =
+            vci->frag[src_world] =
                 (vbt_frag_state_t){.req = req, .total = hdr->len, .received = len};
-            vbt_p2p.nfrag++;
+            vci->nfrag++;
         } else {
             vbt_p2p_request_done(req);
         }
         return;
     }
-    u = vbt_p2p_unexp_alloc(hdr->len, 1, src_world);
+    u = vbt_p2p_unexp_alloc(vci, hdr->len, 1, src_world);
     if (unlikely(u == NULL)) {
-        vbt_p2p.failed = VBT_ERR_NO_MEMORY;
+        vci->failed = VBT_ERR_NO_MEMORY;
         return;
     }
     u->src = hdr->src;
@@ -73,15 +73,14 @@ static VBT_ALWAYS_INLINE void deliver_first(int src_world, const vbt_p2p_hdr_t *
     u->received = len;
     vbt_match_append_unexpected(q, u);
     if (hdr->type == VBT_P2P_FRAG_FIRST) {
-        vbt_p2p.frag[src_world] =
-            (vbt_frag_state_t){.unexp = u, .total = hdr->len, .received = len};
-        vbt_p2p.nfrag++;
+        vci->frag[src_world] = (vbt_frag_state_t){.unexp = u, .total = hdr->len, .received = len};
+        vci->nfrag++;
     }
 }
 
-static void deliver_frag(int src_world, const void *payload, size_t len)
+static void deliver_frag(vbt_vci_t *vci, int src_world, const void *payload, size_t len)
 {
-    vbt_frag_state_t *f = &vbt_p2p.frag[src_world];
+    vbt_frag_state_t *f = &vci->frag[src_world];
 
     if (unlikely((f->req == NULL && f->unexp == NULL) || len > f->total - f->received)) {
         vbt_error("dropped a fragment of %zu bytes from rank %d: no fragmented message from it "
@@ -100,40 +99,40 @@ static void deliver_frag(int src_world, const void *payload, size_t len)
         if (f->req != NULL)
             vbt_p2p_request_done(f->req);
         memset(f, 0, sizeof(*f));
-        vbt_p2p.nfrag--;
+        vci->nfrag--;
     }
 }
 
 /* A message from src_world: decoded and checked by vbt_p2p_decode (or made by ourselves). */
-void vbt_p2p_deliver(int src_world, const vbt_p2p_msg_t *m)
+void vbt_p2p_deliver(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *m)
 {
     const vbt_p2p_hdr_t *hdr = &m->hdr;
 
     switch (hdr->type) {
     case VBT_P2P_EAGER:
     case VBT_P2P_FRAG_FIRST:
-        deliver_first(src_world, hdr, m->payload, m->len);
+        deliver_first(vci, src_world, hdr, m->payload, m->len);
         break;
     case VBT_P2P_FRAG:
-        deliver_frag(src_world, m->payload, m->len);
+        deliver_frag(vci, src_world, m->payload, m->len);
         break;
     case VBT_P2P_ACK:
-        vbt_p2p_deliver_ack(src_world, hdr->id);
+        vbt_p2p_deliver_ack(vci, src_world, hdr->id);
         break;
     case VBT_P2P_RTS:
-        vbt_p2p_deliver_rts(src_world, m);
+        vbt_p2p_deliver_rts(vci, src_world, m);
         break;
     case VBT_P2P_RDATA:
-        vbt_p2p_deliver_rdata(src_world, hdr, m->payload, m->len);
+        vbt_p2p_deliver_rdata(vci, src_world, hdr, m->payload, m->len);
         break;
     case VBT_P2P_DONE:
-        vbt_p2p_deliver_done(src_world, hdr->id);
+        vbt_p2p_deliver_done(vci, src_world, hdr->id);
         break;
     case VBT_P2P_CTS:
-        vbt_p2p_deliver_cts(src_world, m);
+        vbt_p2p_deliver_cts(vci, src_world, m);
         break;
     case VBT_P2P_FIN:
-        vbt_p2p_deliver_fin(src_world, hdr->id);
+        vbt_p2p_deliver_fin(vci, src_world, hdr->id);
         break;
     }
 }
@@ -156,10 +155,11 @@ static VBT_NOINLINE_COLD void malformed(int src_world, const void *data, size_t 
 /* The transport's upcall for every arrived message. */
 void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len)
 {
+    vbt_vci_t *vci = arg;
     vbt_p2p_msg_t m;
     const char *bad;
 
-    if (unlikely(src_world < 0 || src_world >= vbt_p2p.world_size)) {
+    if (unlikely(src_world < 0 || src_world >= vci->world_size)) {
         vbt_error("dropped a message of %zu bytes from unknown rank %d", len, src_world);
         return;
     }
@@ -169,15 +169,16 @@ void vbt_p2p_recv_cb(void *arg, int src_world, const void *data, size_t len)
         return;
     }
     if (likely(m.hdr.type == VBT_P2P_EAGER)) /* the one switch of vbt_p2p_deliver's saved */
-        deliver_first(src_world, &m.hdr, m.payload, m.len);
+        deliver_first(vci, src_world, &m.hdr, m.payload, m.len);
     else
-        vbt_p2p_deliver(src_world, &m);
+        vbt_p2p_deliver(vci, src_world, &m);
 }
 
 /* Take an unexpected message into a receive: copy what has arrived, and if more fragments are
  * on their way, point them at the receive from now on. */
 void vbt_p2p_recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
 {
+    vbt_vci_t *vci = req->vci;
     if (u->rndv) {
         vbt_rts_info_t rts = {.src_world = u->src_world,
                               .src = u->src,
@@ -186,22 +187,22 @@ void vbt_p2p_recv_from_unexp(vbt_request_t *req, vbt_unexp_t *u)
                               .sender_id = u->rts_id,
                               .addr = u->rts_addr,
                               .flags = u->rts_flags};
-        vbt_p2p_unexp_release(u);
+        vbt_p2p_unexp_release(vci, u);
         vbt_p2p_rndv_recv_start(req, &rts);
         return;
     }
     vbt_p2p_recv_fill(req, u->src, u->tag, u->len);
     vbt_p2p_copy_clipped(req, 0, u->data, u->received);
     if (u->ack_id != 0)
-        vbt_p2p_send_ack(u->src_world, u->ack_id);
+        vbt_p2p_send_ack(vci, u->src_world, u->ack_id);
     if (u->received < u->len) {
-        vbt_frag_state_t *f = &vbt_p2p.frag[u->src_world];
+        vbt_frag_state_t *f = &vci->frag[u->src_world];
         f->req = req;
         f->unexp = NULL;
-        vbt_p2p_unexp_release(u);
+        vbt_p2p_unexp_release(vci, u);
         return;
     }
-    vbt_p2p_unexp_release(u);
+    vbt_p2p_unexp_release(vci, u);
     vbt_p2p_request_done(req);
 }
 
@@ -274,13 +275,14 @@ vbt_status_t vbt_p2p_iprobe(vbt_comm_t *comm, int ctx_index, int src, int tag, i
 
 void vbt_p2p_cancel(vbt_request_t *req)
 {
+    vbt_vci_t *vci = req->vci;
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
     vbt_comm_t *comm = req->comm;
 
     if (req->kind != VBT_REQ_RECV || req->complete)
         return;
     if (vbt_match_remove_posted(&comm->match[req->context_id & 1], req)) {
-        vbt_p2p.stats.posted_len--;
+        vci->stats.posted_len--;
         req->flags |= VBT_REQF_CANCELLED;
         req->status_source = MPI_ANY_SOURCE;
         req->status_tag = MPI_ANY_TAG;

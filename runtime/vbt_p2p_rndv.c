@@ -54,12 +54,12 @@ static vbt_status_t rdata_push(vbt_request_t *req, vbt_tl_t *tl)
 /* Post the data the transport takes now for every rendezvous that has its CTS: zero-copy puts
  * then a FIN (which the transport delivers after the data) when the CTS granted a key, RDATA
  * pieces when it asked for them. */
-void vbt_p2p_put_progress(void)
+void vbt_p2p_put_progress(vbt_vci_t *vci)
 {
-    vbt_request_t *req, *prev = NULL, **link = &vbt_p2p.putq_head;
+    vbt_request_t *req, *prev = NULL, **link = &vci->putq_head;
 
     while ((req = *link) != NULL) {
-        vbt_tl_t *tl = vbt_tl_of(req->peer_world);
+        vbt_tl_t *tl = vbt_tl_of(&vci->tl, req->peer_world);
         int stream = req->flags & VBT_REQF_STREAM;
         vbt_status_t status = VBT_OK;
         vbt_request_t *fin;
@@ -79,9 +79,9 @@ void vbt_p2p_put_progress(void)
             continue;
         }
         *link = req->next;
-        if (vbt_p2p.putq_tail == req)
-            vbt_p2p.putq_tail = prev;
-        vbt_p2p.nputs--;
+        if (vci->putq_tail == req)
+            vci->putq_tail = prev;
+        vci->nputs--;
         if (unlikely(status != VBT_OK)) {
             vbt_p2p_fail_send(req, status);
             continue;
@@ -90,7 +90,7 @@ void vbt_p2p_put_progress(void)
             rndv_send_done(req, VBT_OK);
             continue;
         }
-        fin = vbt_p2p_ctrl_new(req->peer_world, VBT_P2P_FIN, req->remote_id);
+        fin = vbt_p2p_ctrl_new(vci, req->peer_world, VBT_P2P_FIN, req->remote_id);
         if (fin != NULL)
             vbt_p2p_ctrl_send(fin);
         if (req->bytes == 0) /* nothing granted, no WRITE whose completion would finish it */
@@ -98,7 +98,7 @@ void vbt_p2p_put_progress(void)
     }
 }
 
-void vbt_p2p_deliver_cts(int src_world, const vbt_p2p_msg_t *cts)
+void vbt_p2p_deliver_cts(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *cts)
 {
     vbt_request_t *req = vbt_request_from_id(cts->hdr.id);
 
@@ -122,13 +122,13 @@ void vbt_p2p_deliver_cts(int src_world, const vbt_p2p_msg_t *cts)
     req->remote_addr = cts->addr;
     req->rkey = cts->rkey;
     req->next = NULL;
-    if (vbt_p2p.putq_tail != NULL)
-        vbt_p2p.putq_tail->next = req;
+    if (vci->putq_tail != NULL)
+        vci->putq_tail->next = req;
     else
-        vbt_p2p.putq_head = req;
-    vbt_p2p.putq_tail = req;
-    vbt_p2p.nputs++;
-    vbt_p2p_put_progress();
+        vci->putq_head = req;
+    vci->putq_tail = req;
+    vci->nputs++;
+    vbt_p2p_put_progress(vci);
 }
 
 /* The receiver reads: copy the granted bytes straight out of the sender's memory (one copy,
@@ -144,7 +144,7 @@ static vbt_status_t rndv_recv_read(vbt_request_t *req, vbt_tl_t *tl, const vbt_r
         status = tl->ops->read_peer(tl, rts->src_world, req->buf, rts->addr, granted);
     if (status != VBT_OK)
         return status;
-    done = vbt_p2p_ctrl_new(rts->src_world, VBT_P2P_DONE, rts->sender_id);
+    done = vbt_p2p_ctrl_new(req->vci, rts->src_world, VBT_P2P_DONE, rts->sender_id);
     if (done != NULL)
         vbt_p2p_ctrl_send(done);
     vbt_p2p_request_done(req);
@@ -157,9 +157,10 @@ static vbt_status_t rndv_recv_read(vbt_request_t *req, vbt_tl_t *tl, const vbt_r
  * side's data is not contiguous, a CTS with F_STREAM (the sender streams RDATA pieces). */
 void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
 {
+    vbt_vci_t *vci = req->vci;
     size_t granted = rts->len < req->bytes ? rts->len : req->bytes;
     int stream = (rts->flags & VBT_P2P_F_NONCONTIG) || req->dtype != NULL;
-    vbt_tl_t *tl = vbt_tl_of(rts->src_world);
+    vbt_tl_t *tl = vbt_tl_of(&vci->tl, rts->src_world);
     vbt_request_t *cts;
     vbt_status_t status;
 
@@ -177,7 +178,7 @@ void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
             if (status != VBT_ERR_UNSUPPORTED) {
                 vbt_error("reading a %zu-byte message from rank %d's memory failed", granted,
                           rts->src_world);
-                vbt_p2p.failed = status;
+                vci->failed = status;
                 return;
             }
             /* Refused after the start-up probe said yes (a seccomp filter installed since?):
@@ -192,14 +193,14 @@ void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
             status = tl->ops->mem_get(tl, req->buf, granted, VBT_TL_MEM_REMOTE_WRITE, &req->mem);
             if (unlikely(status != VBT_OK)) {
                 /* The sender would wait for ever: the job cannot go on (the reason was logged). */
-                vbt_p2p.failed = status;
+                vci->failed = status;
                 return;
             }
         }
     } else {
         stream = 1;
     }
-    cts = vbt_p2p_ctrl_new(rts->src_world, VBT_P2P_CTS, rts->sender_id);
+    cts = vbt_p2p_ctrl_new(req->vci, rts->src_world, VBT_P2P_CTS, rts->sender_id);
     if (unlikely(cts == NULL))
         return;
     cts->bytes = granted;
@@ -213,7 +214,7 @@ void vbt_p2p_rndv_recv_start(vbt_request_t *req, const vbt_rts_info_t *rts)
         vbt_p2p_request_done(req);
 }
 
-void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m)
+void vbt_p2p_deliver_rts(vbt_vci_t *vci, int src_world, const vbt_p2p_msg_t *m)
 {
     const vbt_p2p_hdr_t *hdr = &m->hdr;
     vbt_comm_t *comm = vbt_comm_from_context(hdr->context_id);
@@ -232,20 +233,20 @@ void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m)
         vbt_p2p_bad_envelope(src_world, comm, hdr);
         return;
     }
-    vbt_p2p.peer_cnt[src_world]->msgs_recvd++;
-    vbt_p2p.peer_cnt[src_world]->bytes_recvd += hdr->len;
-    vbt_p2p.peer_cnt[src_world]->rndv_recvd++;
+    vci->peer_cnt[src_world]->msgs_recvd++;
+    vci->peer_cnt[src_world]->bytes_recvd += hdr->len;
+    vci->peer_cnt[src_world]->rndv_recvd++;
     q = &comm->match[hdr->context_id & 1];
     req = vbt_match_take_posted(q, hdr->src, hdr->tag);
     if (req != NULL) {
-        vbt_p2p.stats.posted_len--;
+        vci->stats.posted_len--;
         vbt_p2p_rndv_recv_start(req, &rts);
         return;
     }
     /* Unexpected: only the envelope waits here; the payload stays at the sender. */
-    u = vbt_p2p_unexp_alloc(hdr->len, 0, src_world);
+    u = vbt_p2p_unexp_alloc(vci, hdr->len, 0, src_world);
     if (unlikely(u == NULL)) {
-        vbt_p2p.failed = VBT_ERR_NO_MEMORY;
+        vci->failed = VBT_ERR_NO_MEMORY;
         return;
     }
     u->src = hdr->src;
@@ -261,7 +262,8 @@ void vbt_p2p_deliver_rts(int src_world, const vbt_p2p_msg_t *m)
 
 /* A piece of a rendezvous message streamed through the transport's sends into a
  * matched receive. */
-void vbt_p2p_deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *payload, size_t len)
+void vbt_p2p_deliver_rdata(vbt_vci_t *vci, int src_world, const vbt_p2p_hdr_t *hdr,
+                           const void *payload, size_t len)
 {
     vbt_request_t *req = vbt_request_from_id(hdr->id);
 
@@ -288,7 +290,7 @@ void vbt_p2p_deliver_rdata(int src_world, const vbt_p2p_hdr_t *hdr, const void *
 }
 
 /* The receiver has read a rendezvous message out of our buffer: the send is complete. */
-void vbt_p2p_deliver_done(int src_world, uint64_t id)
+void vbt_p2p_deliver_done(vbt_vci_t *vci, int src_world, uint64_t id)
 {
     vbt_request_t *req = vbt_request_from_id(id);
 
@@ -304,7 +306,7 @@ void vbt_p2p_deliver_done(int src_world, uint64_t id)
     rndv_send_done(req, VBT_OK);
 }
 
-void vbt_p2p_deliver_fin(int src_world, uint64_t id)
+void vbt_p2p_deliver_fin(vbt_vci_t *vci, int src_world, uint64_t id)
 {
     vbt_request_t *req = vbt_request_from_id(id);
 

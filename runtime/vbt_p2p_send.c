@@ -9,15 +9,16 @@
 
 static void sendq_append(vbt_request_t *req)
 {
-    vbt_sendq_t *q = &vbt_p2p.sendq[req->peer_world];
+    vbt_vci_t *vci = req->vci;
+    vbt_sendq_t *q = &vci->sendq[req->peer_world];
     req->next = NULL;
     if (q->tail != NULL)
         q->tail->next = req;
     else
         q->head = req;
     q->tail = req;
-    vbt_p2p.npending++;
-    vbt_p2p.peer_cnt[req->peer_world]->stalls++;
+    vci->npending++;
+    vci->peer_cnt[req->peer_world]->stalls++;
 }
 
 void vbt_p2p_fail_send(vbt_request_t *req, vbt_status_t status)
@@ -44,7 +45,7 @@ static vbt_status_t push(vbt_request_t *req)
 
     if (vbt_request_is_ctrl(req))
         return vbt_p2p_push_ctrl(req);
-    tl = vbt_tl_of(req->peer_world);
+    tl = vbt_tl_of(&req->vci->tl, req->peer_world);
     hdr.version = VBT_P2P_WIRE_VERSION;
     hdr.flags = 0;
     hdr.context_id = req->context_id;
@@ -86,9 +87,10 @@ static vbt_status_t push(vbt_request_t *req)
 /* Send now if nothing to this peer is queued before it, else queue it behind the others. */
 vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req)
 {
+    vbt_vci_t *vci = req->vci;
     vbt_status_t status;
 
-    if (likely(vbt_p2p.sendq[req->peer_world].head == NULL)) {
+    if (likely(vci->sendq[req->peer_world].head == NULL)) {
         status = push(req);
         if (likely(status == VBT_OK))
             return VBT_OK;
@@ -99,10 +101,10 @@ vbt_status_t vbt_p2p_send_or_queue(vbt_request_t *req)
     return VBT_OK;
 }
 
-void vbt_p2p_drain_sendqs(void)
+void vbt_p2p_drain_sendqs(vbt_vci_t *vci)
 {
-    for (int peer = 0; peer < vbt_p2p.world_size && vbt_p2p.npending > 0; peer++) {
-        vbt_sendq_t *q = &vbt_p2p.sendq[peer];
+    for (int peer = 0; peer < vci->world_size && vci->npending > 0; peer++) {
+        vbt_sendq_t *q = &vci->sendq[peer];
         while (q->head != NULL) {
             vbt_request_t *req = q->head;
             vbt_request_t *next = req->next;
@@ -112,7 +114,7 @@ void vbt_p2p_drain_sendqs(void)
             q->head = next;
             if (q->head == NULL)
                 q->tail = NULL;
-            vbt_p2p.npending--;
+            vci->npending--;
             if (status != VBT_OK)
                 vbt_p2p_fail_send(req, status);
         }
@@ -123,8 +125,8 @@ void vbt_p2p_drain_sendqs(void)
  * and delivered at once, so the receiver unpacks them as it would a peer's. */
 static void self_send_dt(vbt_request_t *req, vbt_p2p_hdr_t *hdr)
 {
-    size_t piece =
-        vbt_p2p.scratch_len < VBT_P2P_SELF_PIECE ? vbt_p2p.scratch_len : VBT_P2P_SELF_PIECE;
+    vbt_vci_t *vci = req->vci;
+    size_t piece = vci->scratch_len < VBT_P2P_SELF_PIECE ? vci->scratch_len : VBT_P2P_SELF_PIECE;
     size_t offset = 0, chunk;
 
     do {
@@ -135,9 +137,9 @@ static void self_send_dt(vbt_request_t *req, vbt_p2p_hdr_t *hdr)
             hdr->type = VBT_P2P_FRAG;
         vbt_p2p_msg_t m = {
             .hdr = *hdr, .payload = vbt_p2p_send_bytes(req, offset, chunk), .len = chunk};
-        vbt_p2p_deliver(vbt_p2p.my_world, &m);
+        vbt_p2p_deliver(vci, vci->my_world, &m);
         offset += chunk;
-    } while (offset < req->bytes && vbt_p2p.failed == VBT_OK);
+    } while (offset < req->bytes && vci->failed == VBT_OK);
 }
 
 vbt_status_t vbt_p2p_isend(vbt_comm_t *comm, int ctx_index, const void *buf, size_t bytes, int dest,
@@ -167,6 +169,7 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
                                 struct vbt_dtype *dtype, size_t count, int dest, int tag,
                                 unsigned flags, vbt_request_t **req_p)
 {
+    vbt_vci_t *vci = comm->vci;
     vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_SEND);
     vbt_tl_t *tl;
     vbt_status_t status;
@@ -186,9 +189,9 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
         return VBT_OK;
     }
     req->peer_world = vbt_comm_world_rank(comm, dest);
-    vbt_p2p.peer_cnt[req->peer_world]->msgs_sent++;
-    vbt_p2p.peer_cnt[req->peer_world]->bytes_sent += bytes;
-    if (req->peer_world == vbt_p2p.my_world) {
+    vci->peer_cnt[req->peer_world]->msgs_sent++;
+    vci->peer_cnt[req->peer_world]->bytes_sent += bytes;
+    if (req->peer_world == vci->my_world) {
         /* To ourselves: straight into the matching engine, no NIC. */
         vbt_p2p_msg_t m = {.hdr = {.version = VBT_P2P_WIRE_VERSION,
                                    .type = VBT_P2P_EAGER,
@@ -202,16 +205,16 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
         if (unlikely(dtype != NULL))
             self_send_dt(req, &m.hdr);
         else
-            vbt_p2p_deliver(vbt_p2p.my_world, &m);
-        if (unlikely(vbt_p2p.failed != VBT_OK))
-            return vbt_p2p.failed;
+            vbt_p2p_deliver(vci, vci->my_world, &m);
+        if (unlikely(vci->failed != VBT_OK))
+            return vci->failed;
         /* Only now: a synchronous self-send whose ack came back inside vbt_p2p_deliver() must
          * complete exactly once, here. */
         req->flags |= VBT_REQF_HANDED;
         vbt_p2p_send_maybe_done(req);
         return VBT_OK;
     }
-    tl = vbt_tl_of(req->peer_world);
+    tl = vbt_tl_of(&vci->tl, req->peer_world);
     if (bytes > tl->rndv_threshold) {
         /* A receiver that cannot read our memory will ask for a put: register now, a cache hit
          * costs nothing, a miss overlaps the RTS round trip. Non-contiguous data is streamed,

@@ -50,15 +50,15 @@ static inline size_t class_size(unsigned cls)
     return (size_t)((cls & 1u) ? 96 : 64) << (cls / 2u);
 }
 
-void vbt_p2p_unexp_init(void)
+void vbt_p2p_unexp_init(vbt_vci_t *vci)
 {
-    memset(&vbt_p2p.unexp, 0, sizeof(vbt_p2p.unexp));
-    vbt_p2p.unexp.max = vbt_cfg.unexp_max;
+    memset(&vci->unexp, 0, sizeof(vci->unexp));
+    vci->unexp.max = vbt_cfg.unexp_max;
 }
 
-void vbt_p2p_unexp_cleanup(void)
+void vbt_p2p_unexp_cleanup(vbt_vci_t *vci)
 {
-    vbt_unexp_store_t *s = &vbt_p2p.unexp;
+    vbt_unexp_store_t *s = &vci->unexp;
 
     if (s->live > 0)
         vbt_debug("%zu unexpected message(s) of %zu bytes were never received", s->live,
@@ -122,9 +122,9 @@ static VBT_NOINLINE_COLD int grow(vbt_unexp_store_t *s, void **list_p, size_t si
     return 1;
 }
 
-vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data, int src_world)
+vbt_unexp_t *vbt_p2p_unexp_alloc(vbt_vci_t *vci, size_t len, int with_data, int src_world)
 {
-    vbt_unexp_store_t *s = &vbt_p2p.unexp;
+    vbt_unexp_store_t *s = &vci->unexp;
     vbt_unexp_t *u;
 
     if (unlikely(s->records == NULL) &&
@@ -157,10 +157,9 @@ vbt_unexp_t *vbt_p2p_unexp_alloc(size_t len, int with_data, int src_world)
     u->len = len;
     s->live++;
     s->live_bytes += len;
-    vbt_p2p.stats.unexp_len++;
-    vbt_p2p.stats.unexp_hwm = vbt_p2p.stats.unexp_len > vbt_p2p.stats.unexp_hwm
-                                  ? vbt_p2p.stats.unexp_len
-                                  : vbt_p2p.stats.unexp_hwm;
+    vci->stats.unexp_len++;
+    vci->stats.unexp_hwm =
+        vci->stats.unexp_len > vci->stats.unexp_hwm ? vci->stats.unexp_len : vci->stats.unexp_hwm;
     return u;
 
 err_give_record:
@@ -169,9 +168,9 @@ err_give_record:
     return NULL;
 }
 
-void vbt_p2p_unexp_release(vbt_unexp_t *u)
+void vbt_p2p_unexp_release(vbt_vci_t *vci, vbt_unexp_t *u)
 {
-    vbt_unexp_store_t *s = &vbt_p2p.unexp;
+    vbt_unexp_store_t *s = &vci->unexp;
     size_t len = u->data != NULL ? u->len : 0;
 
     if (u->store < VBT_UNEXP_CLASSES) {
@@ -185,5 +184,5 @@ void vbt_p2p_unexp_release(vbt_unexp_t *u)
     s->live_bytes -= len;
     u->next = s->records;
     s->records = u;
-    vbt_p2p.stats.unexp_len--;
+    vci->stats.unexp_len--;
 }

@@ -85,7 +85,7 @@ unsigned vbt_progress_poll_yield_after(void)
     return 0;
 }
 
-vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
+vbt_status_t vbt_backoff_idle(vbt_tl_set_t *ts, vbt_backoff_t *b, int can_block)
 {
     b->idle++;
     if (likely(mode == VBT_PROGRESS_SPIN ||
@@ -93,7 +93,7 @@ vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
         vbt_cpu_relax();
         /* Spinning never sleeps, and sleeping is where dead peers are noticed. */
         if (unlikely(b->idle % VBT_LIVENESS_POLLS == 0))
-            return vbt_tl_check_peers();
+            return vbt_tl_check_peers(ts);
         return VBT_OK;
     }
     if (mode == VBT_PROGRESS_HYBRID) {
@@ -106,9 +106,9 @@ vbt_status_t vbt_backoff_idle(vbt_backoff_t *b, int can_block)
         }
     }
     if (can_block)
-        return vbt_tl_block(VBT_BLOCK_MS);
+        return vbt_tl_block(ts, VBT_BLOCK_MS);
     sched_yield();
-    return vbt_tl_check_peers();
+    return vbt_tl_check_peers(ts);
 }
 
 /* A nap once the yielding is over (MPI_THREAD_MULTIPLE): short enough that a thread woken by

@@ -12,6 +12,7 @@
 #include "vbt_lock.h"
 #include "vbt_objpool.h"
 #include "vbt_status.h"
+#include "vbt_vci.h"
 
 struct vbt_comm;
 /* vbt_dtype_t: the datatype of non-contiguous data (vbt_datatype.h) */
@@ -65,6 +66,7 @@ typedef struct vbt_request {
     uint32_t gen;             /* bumped at every allocation of the slot, never 0 */
     struct vbt_request *next; /* queue link: posted queue, pending sends, free list */
     struct vbt_comm *comm;
+    vbt_vci_t *vci; /* send, receive, control message: the VCI that carries it */
     uint32_t context_id;
     int peer; /* comm rank (or MPI_ANY_SOURCE for receives) */
     int tag;

@@ -9,35 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-vbt_tl_state_t vbt_tl;
-
-/* A table entry as vbt_tl_init found it. */
-typedef struct {
-    const vbt_tl_ops_t *ops;
-    int wanted;            /* named in VBT_TRANSPORTS */
-    vbt_tl_iface_t *iface; /* NULL: not up */
-    char key[32];          /* the modex key of its address blob: "<name>.addr" */
-    char why[832];         /* why it is not up, for the unreachable-peer message */
-    int npeers;            /* peers it carries */
-    vbt_tl_upcalls_t up;   /* the caller's, with peer_addr reading this entry's key */
-} vbt_tl_slot_t;
-
-static struct {
-    vbt_tl_slot_t slot[VBT_TL_MAX];
-    int nslots;
-} tl;
-
 /* VBT_TRANSPORTS: a comma-separated subset of self and the table's names (any order, spaces
  * allowed). */
-static vbt_status_t parse_transports(const char *list)
+static vbt_status_t parse_transports(vbt_tl_set_t *tl, const char *list)
 {
     const char *p = list;
     int self = 0;
     char known[128] = "self";
 
-    for (int i = 0; i < tl.nslots; i++) {
+    for (int i = 0; i < tl->nslots; i++) {
         strncat(known, ", ", sizeof(known) - strlen(known) - 1);
-        strncat(known, tl.slot[i].ops->name, sizeof(known) - strlen(known) - 1);
+        strncat(known, tl->slot[i].ops->name, sizeof(known) - strlen(known) - 1);
     }
     while (*p != '\0') {
         size_t n;
@@ -50,24 +32,24 @@ static vbt_status_t parse_transports(const char *list)
         if (n == 4 && strncmp(p, "self", 4) == 0) {
             self = found = 1;
         }
-        for (int i = 0; i < tl.nslots && !found; i++) {
-            const char *name = tl.slot[i].ops->name;
+        for (int i = 0; i < tl->nslots && !found; i++) {
+            const char *name = tl->slot[i].ops->name;
             if (strlen(name) == n && strncmp(p, name, n) == 0)
-                tl.slot[i].wanted = found = 1;
+                tl->slot[i].wanted = found = 1;
         }
         if (!found) {
             vbt_error("VBT_TRANSPORTS=%s: unknown transport '%.*s' (known: %s; e.g. "
                       "VBT_TRANSPORTS=self,%s)",
-                      list, (int)n, p, known, tl.slot[tl.nslots - 1].ops->name);
+                      list, (int)n, p, known, tl->slot[tl->nslots - 1].ops->name);
             return VBT_ERR_INVALID_PARAM;
         }
         p += n;
     }
     if (!self) {
-        const char *other = tl.slot[0].ops->name;
-        for (int i = 0; i < tl.nslots; i++)
-            if (tl.slot[i].wanted)
-                other = tl.slot[i].ops->name;
+        const char *other = tl->slot[0].ops->name;
+        for (int i = 0; i < tl->nslots; i++)
+            if (tl->slot[i].wanted)
+                other = tl->slot[i].ops->name;
         vbt_error("VBT_TRANSPORTS=%s leaves out self, which carries a rank's messages to itself: "
                   "add it (e.g. VBT_TRANSPORTS=self,%s)",
                   list, other);
@@ -97,7 +79,7 @@ static const char *large_path(const vbt_tl_t *t)
 }
 
 /* The first transport of the table that reaches each peer; the reasons when none does. */
-static vbt_status_t select_per_peer(const vbt_proc_info_t *proc)
+static vbt_status_t select_per_peer(vbt_tl_set_t *tl, const vbt_proc_info_t *proc)
 {
     for (int r = 0; r < proc->size; r++) {
         vbt_tl_t *t = NULL;
@@ -107,15 +89,15 @@ static vbt_status_t select_per_peer(const vbt_proc_info_t *proc)
             vbt_debug("transport to rank %d (ourselves): self", r);
             continue;
         }
-        for (int i = 0; i < tl.nslots && t == NULL; i++) {
-            vbt_tl_iface_t *f = tl.slot[i].iface;
+        for (int i = 0; i < tl->nslots && t == NULL; i++) {
+            vbt_tl_iface_t *f = tl->slot[i].iface;
             if (f != NULL && f->ops->reaches(f, r))
                 t = f;
         }
         if (t == NULL) {
             char why[2048] = "";
-            for (int i = 0; i < tl.nslots; i++) {
-                const vbt_tl_slot_t *s = &tl.slot[i];
+            for (int i = 0; i < tl->nslots; i++) {
+                const vbt_tl_slot_t *s = &tl->slot[i];
                 size_t used = strlen(why);
                 snprintf(why + used, sizeof(why) - used, "%s%s: %s", used > 0 ? "; " : "",
                          s->ops->name,
@@ -125,9 +107,9 @@ static vbt_status_t select_per_peer(const vbt_proc_info_t *proc)
                       local ? "on this node" : "on another node", why, vbt_cfg.transports);
             return VBT_ERR_UNREACHABLE;
         }
-        vbt_tl.peer[r] = t;
-        for (int i = 0; i < tl.nslots; i++)
-            tl.slot[i].npeers += tl.slot[i].iface == t;
+        tl->peer[r] = t;
+        for (int i = 0; i < tl->nslots; i++)
+            tl->slot[i].npeers += tl->slot[i].iface == t;
         vbt_info("transport to rank %d (%s): %s%s", r, local ? "on this node" : "on another node",
                  t->ops->name, large_path(t));
     }
@@ -135,9 +117,9 @@ static vbt_status_t select_per_peer(const vbt_proc_info_t *proc)
 }
 
 /* The upcall through which a transport reads a peer's published address, on demand. */
-static vbt_status_t peer_addr(void *arg, int peer, void **blob_p, size_t *len_p)
+static vbt_status_t peer_addr(void *addr_arg, int peer, void **blob_p, size_t *len_p)
 {
-    const vbt_tl_slot_t *s = arg;
+    const vbt_tl_slot_t *s = addr_arg;
 
     return vbt_modex_get(peer, s->key, blob_p, len_p);
 }
@@ -155,7 +137,7 @@ static vbt_status_t slot_init(vbt_tl_slot_t *s, const vbt_tl_job_t *job, const v
     snprintf(s->key, sizeof(s->key), "%s.addr", s->ops->name);
     s->up = *up;
     s->up.peer_addr = peer_addr;
-    s->up.arg = s;
+    s->up.addr_arg = s;
     status = s->ops->init(job, &s->up, &iface, addr, &addr_len, s->why, sizeof(s->why));
     if (status == VBT_ERR_NO_DEVICE)
         return VBT_OK;
@@ -167,7 +149,7 @@ static vbt_status_t slot_init(vbt_tl_slot_t *s, const vbt_tl_job_t *job, const v
     return status;
 }
 
-vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up)
+vbt_status_t vbt_tl_init(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up)
 {
     vbt_tl_job_t job = {.rank = proc->rank,
                         .size = proc->size,
@@ -177,24 +159,23 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up
                             getenv("PMIX_NAMESPACE") != NULL ? getenv("PMIX_NAMESPACE") : ""};
     vbt_status_t status;
 
-    memset(&vbt_tl, 0, sizeof(vbt_tl));
-    memset(&tl, 0, sizeof(tl));
-    while (vbt_tl_table[tl.nslots] != NULL && tl.nslots < VBT_TL_MAX) {
-        tl.slot[tl.nslots].ops = vbt_tl_table[tl.nslots];
-        tl.nslots++;
+    memset(tl, 0, sizeof(*tl));
+    while (vbt_tl_table[tl->nslots] != NULL && tl->nslots < VBT_TL_MAX) {
+        tl->slot[tl->nslots].ops = vbt_tl_table[tl->nslots];
+        tl->nslots++;
     }
-    status = parse_transports(vbt_cfg.transports);
+    status = parse_transports(tl, vbt_cfg.transports);
     if (status != VBT_OK)
         return status;
-    vbt_tl.peer = calloc((size_t)proc->size, sizeof(*vbt_tl.peer));
-    if (vbt_tl.peer == NULL)
+    tl->peer = calloc((size_t)proc->size, sizeof(*tl->peer));
+    if (tl->peer == NULL)
         return VBT_ERR_NO_MEMORY;
     if (proc->size == 1)
         return VBT_OK;
 
     /* Every transport publishes its address before the one fence. */
-    for (int i = 0; i < tl.nslots; i++) {
-        vbt_tl_slot_t *s = &tl.slot[i];
+    for (int i = 0; i < tl->nslots; i++) {
+        vbt_tl_slot_t *s = &tl->slot[i];
         if (!s->wanted) {
             snprintf(s->why, sizeof(s->why), "%s is not in VBT_TRANSPORTS", s->ops->name);
             continue;
@@ -206,16 +187,16 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up
     status = vbt_modex_fence();
     if (status != VBT_OK)
         return status;
-    for (int i = 0; i < tl.nslots; i++) {
-        vbt_tl_iface_t *f = tl.slot[i].iface;
+    for (int i = 0; i < tl->nslots; i++) {
+        vbt_tl_iface_t *f = tl->slot[i].iface;
         if (f == NULL)
             continue;
         status = f->ops->wireup(f);
         if (status != VBT_OK)
             return status;
-        vbt_tl.up[vbt_tl.nup++] = f;
+        tl->up[tl->nup++] = f;
     }
-    status = select_per_peer(proc);
+    status = select_per_peer(tl, proc);
     if (status != VBT_OK)
         return status;
     /* A peer maps our on-node resources through our /proc entry after the fence: until every
@@ -225,25 +206,25 @@ vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up
     return vbt_pmix_barrier_local(proc->local_peers, proc->local_size);
 }
 
-int vbt_tl_spin_polls(void)
+int vbt_tl_spin_polls(const vbt_tl_set_t *tl)
 {
     int polls = 0;
 
-    for (int i = 0; i < tl.nslots; i++) {
-        const vbt_tl_t *t = tl.slot[i].iface;
-        if (t != NULL && tl.slot[i].npeers > 0 && t->spin_polls > 0 &&
+    for (int i = 0; i < tl->nslots; i++) {
+        const vbt_tl_t *t = tl->slot[i].iface;
+        if (t != NULL && tl->slot[i].npeers > 0 && t->spin_polls > 0 &&
             (polls == 0 || t->spin_polls < polls))
             polls = t->spin_polls;
     }
     return polls;
 }
 
-vbt_status_t vbt_tl_check_peers(void)
+vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *tl)
 {
     vbt_status_t status = VBT_OK;
 
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_iface_t *f = vbt_tl.up[i];
+    for (int i = 0; i < tl->nup; i++) {
+        vbt_tl_iface_t *f = tl->up[i];
         vbt_status_t st = f->ops->check_liveness(f);
         if (status == VBT_OK)
             status = st;
@@ -251,7 +232,7 @@ vbt_status_t vbt_tl_check_peers(void)
     return status;
 }
 
-vbt_status_t vbt_tl_block(int timeout_ms)
+vbt_status_t vbt_tl_block(vbt_tl_set_t *tl, int timeout_ms)
 {
     struct pollfd fds[VBT_TL_MAX];
     vbt_tl_iface_t *slept[VBT_TL_MAX];
@@ -259,8 +240,8 @@ vbt_status_t vbt_tl_block(int timeout_ms)
     uint64_t start_ns;
     vbt_status_t status = VBT_OK;
 
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        vbt_tl_iface_t *f = vbt_tl.up[i];
+    for (int i = 0; i < tl->nup; i++) {
+        vbt_tl_iface_t *f = tl->up[i];
         int sleep = 0, max;
         /* Liveness checks due go out before the sleep: a peer's death then wakes it. */
         status = f->ops->check_liveness(f);
@@ -274,7 +255,7 @@ vbt_status_t vbt_tl_block(int timeout_ms)
         if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
             timeout_ms = max;
     }
-    if (status != VBT_OK || nfds < vbt_tl.nup) {
+    if (status != VBT_OK || nfds < tl->nup) {
         /* Something arrived (or failed) while arming: those armed already stand down. */
         for (int i = 0; i < nfds; i++) {
             vbt_status_t st = slept[i]->ops->sleep_end(slept[i], 0, 0);
@@ -287,9 +268,9 @@ vbt_status_t vbt_tl_block(int timeout_ms)
         return VBT_OK;
     start_ns = vbt_now_ns();
     rc = poll(fds, (nfds_t)nfds, timeout_ms);
-    vbt_tl.blocked_ns += vbt_now_ns() - start_ns;
-    vbt_tl.sleeps++;
-    vbt_tl.wakeups += rc > 0;
+    tl->blocked_ns += vbt_now_ns() - start_ns;
+    tl->sleeps++;
+    tl->wakeups += rc > 0;
     if (rc < 0 && errno != EINTR) {
         vbt_error("poll() on the transports' wake-up descriptors failed: %m");
         rc = 0;
@@ -303,13 +284,12 @@ vbt_status_t vbt_tl_block(int timeout_ms)
     return status;
 }
 
-void vbt_tl_finalize(void)
+void vbt_tl_finalize(vbt_tl_set_t *tl)
 {
     /* In reverse order of the table, as the transports came up. */
-    for (int i = tl.nslots - 1; i >= 0; i--)
-        if (tl.slot[i].iface != NULL)
-            tl.slot[i].ops->finalize(tl.slot[i].iface);
-    free(vbt_tl.peer);
-    memset(&vbt_tl, 0, sizeof(vbt_tl));
-    memset(&tl, 0, sizeof(tl));
+    for (int i = tl->nslots - 1; i >= 0; i--)
+        if (tl->slot[i].iface != NULL)
+            tl->slot[i].ops->finalize(tl->slot[i].iface);
+    free(tl->peer);
+    memset(tl, 0, sizeof(*tl));
 }

@@ -24,7 +24,22 @@
 /* One transport as the protocols see it: its interface object (limits, capabilities, send). */
 typedef vbt_tl_iface_t vbt_tl_t;
 
+/* A table entry as vbt_tl_init found it. */
+typedef struct vbt_tl_set vbt_tl_set_t;
 typedef struct {
+    const vbt_tl_ops_t *ops;
+    int wanted;            /* named in VBT_TRANSPORTS */
+    vbt_tl_iface_t *iface; /* NULL: not up */
+    char key[32];          /* the modex key of its address blob: "<name>.addr" */
+    char why[832];         /* why it is not up, for the unreachable-peer message */
+    int npeers;            /* peers it carries */
+    vbt_tl_upcalls_t up;   /* the caller's, with peer_addr reading this entry's key */
+} vbt_tl_slot_t;
+
+/* One set of transport instances: one of each transport that came up, and the choice per
+ * peer. A virtual communication interface (vbt_p2p_int.h) owns one, so everything in it is
+ * driven by one thread at a time (its owner's lock). */
+struct vbt_tl_set {
     vbt_tl_t **peer;          /* by world rank; NULL for ourselves */
     vbt_tl_t *up[VBT_TL_MAX]; /* the instances that are up, in table order */
     int nup;
@@ -33,22 +48,22 @@ typedef struct {
     uint64_t sleeps;
     uint64_t wakeups;
     uint64_t blocked_ns;
-} vbt_tl_state_t;
-
-extern vbt_tl_state_t vbt_tl;
+    vbt_tl_slot_t slot[VBT_TL_MAX];
+    int nslots;
+};
 
 /* Parse VBT_TRANSPORTS, bring up the listed transports, publish their addresses, fence the
  * modex, wire them up and pick one per peer. up gives the arrival and completion upcalls (its
  * peer_addr is vbt_tl's own: the modex). Fails with VBT_ERR_INVALID_PARAM for a bad
  * VBT_TRANSPORTS and VBT_ERR_UNREACHABLE when some peer has no transport (both logged, naming
  * the fix). */
-vbt_status_t vbt_tl_init(const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up);
-void vbt_tl_finalize(void);
+vbt_status_t vbt_tl_init(vbt_tl_set_t *ts, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up);
+void vbt_tl_finalize(vbt_tl_set_t *ts);
 
 /* The transport of a peer (world rank, not ourselves). */
-static inline vbt_tl_t *vbt_tl_of(int world)
+static inline vbt_tl_t *vbt_tl_of(const vbt_tl_set_t *ts, int world)
 {
-    return vbt_tl.peer[world];
+    return ts->peer[world];
 }
 
 /* Send hdr then payload to a peer over its transport. */
@@ -59,16 +74,16 @@ static inline vbt_status_t vbt_tl_send(vbt_tl_t *tl, int peer, const void *hdr, 
 }
 
 /* The fewest polls any used transport wants a wait to spin before it yields (0: no wish). */
-int vbt_tl_spin_polls(void);
+int vbt_tl_spin_polls(const vbt_tl_set_t *ts);
 
 /* Poll every transport once: arrivals are delivered through the recv upcall. Returns the
  * number of events or a negative status on a fatal error. */
-static inline int vbt_tl_progress(void)
+static inline int vbt_tl_progress(vbt_tl_set_t *ts)
 {
     int n = 0;
 
-    for (int i = 0; i < vbt_tl.nup; i++) {
-        int m = vbt_tl.up[i]->ops->progress(vbt_tl.up[i]);
+    for (int i = 0; i < ts->nup; i++) {
+        int m = ts->up[i]->ops->progress(ts->up[i]);
         if (unlikely(m < 0))
             return m;
         n += m;
@@ -78,12 +93,12 @@ static inline int vbt_tl_progress(void)
 
 /* For waits that do not sleep (vbt_tl_block checks as it sleeps): each transport's liveness
  * check (a clock read unless one is due). VBT_OK, or VBT_ERR_PEER_FAILED (logged). */
-vbt_status_t vbt_tl_check_peers(void);
+vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *ts);
 
 /* Sleep until any transport has something for us, or timeout_ms passes: one poll() on every
  * transport's wake-up descriptor together, after each armed its own and looked once more, so
  * that no wake-up is lost. Events found while arming are handled. VBT_OK on an event or a
  * timeout; a negative status when a transport failed. */
-vbt_status_t vbt_tl_block(int timeout_ms);
+vbt_status_t vbt_tl_block(vbt_tl_set_t *ts, int timeout_ms);
 
 #endif

@@ -288,7 +288,7 @@ static vbt_status_t addr_fetch(vbt_ib_iface_t *c, int peer)
     size_t len = 0;
     vbt_status_t status;
 
-    status = c->up.peer_addr(c->up.arg, peer, &data, &len);
+    status = c->up.peer_addr(c->up.addr_arg, peer, &data, &len);
     if (status == VBT_ERR_NOT_FOUND) {
         vbt_error("cannot connect to rank %d: it published no InfiniBand address (its "
                   "VBT_TRANSPORTS leave ib out, or it found no usable RDMA device)",

@@ -369,7 +369,7 @@ static vbt_status_t vbt_shm_wireup(vbt_tl_iface_t *iface)
 
         if (i == shm->my_local)
             continue;
-        st2 = shm->upcalls.peer_addr(shm->upcalls.arg, p->world, &blob, &len);
+        st2 = shm->upcalls.peer_addr(shm->upcalls.addr_arg, p->world, &blob, &len);
         if (st2 != VBT_OK) {
             /* Its init failed (it said why): it is not reachable over shm. */
             snprintf(why, sizeof(why), "it published no shared-memory segment");

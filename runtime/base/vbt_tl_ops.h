@@ -91,8 +91,9 @@ typedef struct {
     /* The blob `peer` published for this transport (malloc'ed: the transport frees it), fetched
      * on demand, so connecting on first use costs a rank nothing for the peers it never talks
      * to. VBT_ERR_NOT_FOUND when the peer published none (it does not run this transport). */
-    vbt_status_t (*peer_addr)(void *arg, int peer, void **blob_p, size_t *len_p);
-    void *arg;
+    vbt_status_t (*peer_addr)(void *addr_arg, int peer, void **blob_p, size_t *len_p);
+    void *arg;      /* recv's and rma_done's first argument: the instance's owner */
+    void *addr_arg; /* peer_addr's: which of the runtime's published blobs */
 } vbt_tl_upcalls_t;
 
 /* The largest address blob a transport publishes. */

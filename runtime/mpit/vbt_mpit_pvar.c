@@ -38,13 +38,14 @@ enum {
 
 static const vbt_tl_counters_t *counters_of(int tl)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     const char *name = tl == TL_IB ? "ib" : "shm";
 
     if (tl == TL_SELF)
         return &vbt_p2p_stats()->self;
-    for (int i = 0; i < vbt_tl.nup; i++)
-        if (strcmp(vbt_tl.up[i]->ops->name, name) == 0)
-            return &vbt_tl.up[i]->cnt;
+    for (int i = 0; i < ts->nup; i++)
+        if (strcmp(ts->up[i]->ops->name, name) == 0)
+            return &ts->up[i]->cnt;
     return NULL; /* not up on this rank */
 }
 
@@ -89,11 +90,12 @@ enum { R_HITS, R_MISSES, R_EVICTIONS, R_INVALIDATIONS, R_BYTES, R_PEAK };
 
 static uint64_t get_rcache(int arg)
 {
+    vbt_tl_set_t *ts = vbt_p2p_tl();
     vbt_rcache_stats_t st;
     const vbt_rcache_t *rc = NULL;
 
-    for (int i = 0; i < vbt_tl.nup && rc == NULL; i++)
-        rc = vbt_tl.up[i]->rcache;
+    for (int i = 0; i < ts->nup && rc == NULL; i++)
+        rc = ts->up[i]->rcache;
     if (rc == NULL)
         return 0;
     vbt_rcache_stats(rc, &st);
@@ -117,7 +119,8 @@ enum { P_SLEEPS, P_WAKEUPS, P_BLOCKED };
 
 static uint64_t get_progress(int arg)
 {
-    return arg == P_SLEEPS ? vbt_tl.sleeps : arg == P_WAKEUPS ? vbt_tl.wakeups : vbt_tl.blocked_ns;
+    vbt_tl_set_t *ts = vbt_p2p_tl();
+    return arg == P_SLEEPS ? ts->sleeps : arg == P_WAKEUPS ? ts->wakeups : ts->blocked_ns;
 }
 
 #define COUNTER     MPI_T_PVAR_CLASS_COUNTER

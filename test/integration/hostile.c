@@ -21,7 +21,8 @@ static void raw(const vbt_p2p_hdr_t *hdr, size_t hdr_len, const void *payload, s
     vbt_status_t st;
 
     /* The ring may be full: the receiver drains it once it is in MPI calls. */
-    while ((st = vbt_tl_send(vbt_tl_of(1), 1, hdr, hdr_len, payload, len)) == VBT_ERR_NO_RESOURCE)
+    while ((st = vbt_tl_send(vbt_tl_of(vbt_p2p_tl(), 1), 1, hdr, hdr_len, payload, len)) ==
+           VBT_ERR_NO_RESOURCE)
         MPI_Iprobe(1, 0, MPI_COMM_WORLD, &(int){0}, MPI_STATUS_IGNORE);
     if (st != VBT_OK)
         FAIL("raw send: status %d", (int)st);
