@@ -62,6 +62,7 @@
  * F_STREAM; the sender then streams RDATA pieces (packed from its datatype, over any
  * transport) that the receiver unpacks at each piece's offset. Messages to oneself are delivered
  * as fragments packed the same way. */
+#include "vbt_config.h"
 #include "vbt_p2p_int.h"
 #include "vbt_progress.h"
 #include "vbt_runtime.h"
@@ -72,11 +73,22 @@
 
 vbt_vci_t vbt_vcis[VBT_VCI_MAX];
 int vbt_nvcis;
+/* Every VCI's transports, for a sleep on all of them (set at vbt_p2p_init). */
+static vbt_tl_set_t *vci_sets[VBT_VCI_MAX];
 
+/* VBT_VCIS as it will be used: vbt_p2p_init refuses a value out of range before any message
+ * moves, but communicators are made before it runs. */
+static unsigned vci_count(void)
+{
+    return vbt_cfg.vcis >= 1 && vbt_cfg.vcis <= VBT_VCI_MAX ? (unsigned)vbt_cfg.vcis : 1;
+}
+
+/* Round robin by the context's slot (its id without the collective bit): MPI_COMM_WORLD on
+ * the first, MPI_COMM_SELF on the second, and the communicators a program creates, which take
+ * the lowest free slot, on the next ones in turn. Every member computes the same. */
 vbt_vci_t *vbt_vci_of_context(uint32_t context_id)
 {
-    (void)context_id;
-    return &vbt_vcis[0];
+    return &vbt_vcis[(context_id >> 1) % vci_count()];
 }
 
 void vbt_p2p_request_done_slow(vbt_request_t *req)
@@ -140,7 +152,46 @@ int vbt_p2p_progress_more(vbt_vci_t *vci, int n)
 
 int vbt_p2p_progress(void)
 {
-    return vbt_p2p_progress_try(&vbt_vcis[0]);
+    int n = vbt_p2p_progress_try(&vbt_vcis[0]);
+
+    for (int i = 1; i < vbt_nvcis && n >= 0; i++) {
+        int m = vbt_p2p_progress_try(&vbt_vcis[i]);
+        n = m < 0 ? m : n + m;
+    }
+    return n;
+}
+
+/* A wait on one VCI whose own step found nothing progresses the others before it backs off:
+ * what it waits for may depend on them (a rendezvous on another communicator whose receiver
+ * sends our message only once it has the data), and the hooks run on the first. Returns what
+ * their steps found; a failure is kept in the waiting VCI's state for its next step. */
+static int progress_others(vbt_vci_t *vci)
+{
+    int n = 0;
+
+    for (int i = 0; i < vbt_nvcis; i++) {
+        int m;
+        if (&vbt_vcis[i] == vci)
+            continue;
+        m = vbt_p2p_progress_try(&vbt_vcis[i]);
+        if (unlikely(m < 0)) {
+            if (vci->failed == VBT_OK)
+                vci->failed = (vbt_status_t)m;
+            return 1;
+        }
+        n += m;
+    }
+    return n;
+}
+
+/* Liveness checks of every VCI's transports: the first failure found. */
+static vbt_status_t check_peers_all(void)
+{
+    vbt_status_t status = VBT_OK;
+
+    for (int i = 0; i < vbt_nvcis && status == VBT_OK; i++)
+        status = vbt_tl_check_peers(&vbt_vcis[i].tl);
+    return status;
 }
 
 /* Hooks run in the progress of the first VCI, which every wait drives. */
@@ -194,7 +245,7 @@ static void idle_threaded(vbt_vci_t *vci, vbt_backoff_t *backoff)
     int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
     if (vbt_backoff_nap(backoff) && vbt_rlock_try(&vbt_rt.cs)) {
-        vbt_status_t status = vbt_tl_check_peers(&vci->tl);
+        vbt_status_t status = check_peers_all();
         if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
             vci->failed = status;
         vbt_rlock_release(&vbt_rt.cs);
@@ -205,14 +256,22 @@ static void idle_threaded(vbt_vci_t *vci, vbt_backoff_t *backoff)
 void vbt_p2p_idle_vci(vbt_vci_t *vci, vbt_backoff_t *backoff)
 {
     vbt_status_t status;
+    /* Sends waiting for credits or put slots get them from completions that may raise no
+     * event (unsignalled sends): poll for those rather than sleep. */
+    int can_block = vci->npending == 0 && vci->nputs == 0;
 
+    if (unlikely(vbt_nvcis > 1)) {
+        if (progress_others(vci) != 0)
+            return; /* not idle: the caller looks at its flag again */
+        for (int i = 0; i < vbt_nvcis; i++)
+            if (vbt_vcis[i].npending != 0 || vbt_vcis[i].nputs != 0)
+                can_block = 0;
+    }
     if (unlikely(vbt_rt.cs.on)) {
         idle_threaded(vci, backoff);
         return;
     }
-    /* Sends waiting for credits or put slots get them from completions that may raise no
-     * event (unsignalled sends): poll for those rather than sleep. */
-    status = vbt_backoff_idle(&vci->tl, backoff, vci->npending == 0 && vci->nputs == 0);
+    status = vbt_backoff_idle(vci_sets, vbt_nvcis, backoff, can_block);
     if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
         vci->failed = status; /* the next progress call returns it */
 }
@@ -255,12 +314,9 @@ vbt_status_t vbt_p2p_wait_flag(const volatile uint8_t *flag)
     return vbt_p2p_wait_flag_inline(&vbt_vcis[0], flag);
 }
 
-/* Bring up one VCI: its transport instances (published and wired up with a fence of their
- * own) and the engine's state on them. */
-static vbt_status_t vci_init(vbt_vci_t *vci, int index)
+/* Open one VCI: its engine state, and its transport instances brought up and published. */
+static vbt_status_t vci_open(vbt_vci_t *vci, int index)
 {
-    vbt_status_t status;
-
     memset(vci, 0, sizeof(*vci));
     vci->index = index;
     vci->my_world = vbt_rt.proc.rank;
@@ -269,12 +325,19 @@ static vbt_status_t vci_init(vbt_vci_t *vci, int index)
     vci->sendq = calloc((size_t)vci->world_size, sizeof(*vci->sendq));
     if (vci->frag == NULL || vci->sendq == NULL)
         return VBT_ERR_NO_MEMORY;
-
     vbt_p2p_unexp_init(vci);
-
-    status = vbt_tl_init(
+    vci_sets[index] = &vci->tl;
+    return vbt_tl_open(
         &vci->tl, &vbt_rt.proc,
-        &(vbt_tl_upcalls_t){.recv = vbt_p2p_recv_cb, .rma_done = vbt_p2p_put_cb, .arg = vci});
+        &(vbt_tl_upcalls_t){.recv = vbt_p2p_recv_cb, .rma_done = vbt_p2p_put_cb, .arg = vci},
+        index);
+}
+
+/* After the fence: connect its transports and size what depends on them. */
+static vbt_status_t vci_connect(vbt_vci_t *vci)
+{
+    vbt_status_t status = vbt_tl_connect(&vci->tl, &vbt_rt.proc);
+
     if (status != VBT_OK)
         return status;
     for (int i = 0; i < vci->tl.nup; i++) {
@@ -304,31 +367,130 @@ static vbt_status_t vci_init(vbt_vci_t *vci, int index)
     return VBT_OK;
 }
 
-vbt_status_t vbt_p2p_init(void)
+/* Every rank must have as many VCIs: a communicator's messages travel on the VCI its context
+ * id names on both sides. Each rank compares its count with rank 0's (published before the
+ * fence), so a rank started with another VBT_VCIS says so instead of losing messages, and ends
+ * the job: the ranks that agree with rank 0 cannot know, and would wait for it in the node's
+ * barrier. */
+static vbt_status_t check_vci_count(void)
 {
-    vbt_vci_t *vci = &vbt_vcis[0];
+    void *blob = NULL;
+    size_t len = 0;
+    int32_t theirs;
     vbt_status_t status;
 
+    if (vbt_rt.proc.rank == 0)
+        return VBT_OK;
+    status = vbt_modex_get(0, "vbt.vcis", &blob, &len);
+    if (status != VBT_OK || len != sizeof(theirs)) {
+        free(blob);
+        vbt_error("cannot read rank 0's number of VCIs (VBT_VCIS) from the modex: %s",
+                  vbt_status_string(status != VBT_OK ? status : VBT_ERR_PMIX));
+        return status != VBT_OK ? status : VBT_ERR_PMIX;
+    }
+    memcpy(&theirs, blob, sizeof(theirs));
+    free(blob);
+    if (theirs != vbt_nvcis) {
+        vbt_error("VBT_VCIS=%d on this rank but %d on rank 0: it must be the same on every rank "
+                  "(set it once for the whole job, e.g. mpirun -x VBT_VCIS=%d)",
+                  vbt_nvcis, (int)theirs, (int)theirs);
+        vbt_pmix_abort(MPI_ERR_OTHER, "VBT_VCIS differs between ranks");
+    }
+    return VBT_OK;
+}
+
+vbt_status_t vbt_p2p_init(void)
+{
+    int32_t count = vbt_cfg.vcis;
+    vbt_status_t status;
+
+    if (vbt_cfg.vcis < 1 || vbt_cfg.vcis > VBT_VCI_MAX) {
+        vbt_error("VBT_VCIS=%d: the number of virtual communication interfaces must be 1 to %d",
+                  vbt_cfg.vcis, VBT_VCI_MAX);
+        return VBT_ERR_INVALID_PARAM;
+    }
     /* Before the VCIs: their polling calls' yield depends on the progress mode. */
     status = vbt_progress_init();
     if (status != VBT_OK)
         return status;
-    vbt_nvcis = 1;
-    status = vci_init(vci, 0);
-    if (status != VBT_OK)
-        return status;
+    /* Every VCI's instances are published before the one fence, and connected after it. */
+    vbt_nvcis = vbt_cfg.vcis;
+    for (int i = 0; i < vbt_nvcis; i++) {
+        status = vci_open(&vbt_vcis[i], i);
+        if (status != VBT_OK)
+            return status;
+    }
+    if (vbt_rt.proc.size > 1) {
+        status = vbt_modex_put("vbt.vcis", &count, sizeof(count));
+        if (status == VBT_OK)
+            status = vbt_modex_fence();
+        if (status == VBT_OK)
+            status = check_vci_count();
+        if (status != VBT_OK)
+            return status;
+    }
+    for (int i = 0; i < vbt_nvcis; i++) {
+        status = vci_connect(&vbt_vcis[i]);
+        if (status != VBT_OK)
+            return status;
+    }
+    /* A peer maps our on-node resources through our /proc entry after the fence: until every
+     * rank of the node has done so, none may leave MPI_Init, or one that exits at once (a
+     * failing program) makes the others fail to map it. Every rank of the node calls this,
+     * whatever its VBT_TRANSPORTS says, so the fence always completes. */
+    if (vbt_rt.proc.size > 1) {
+        status = vbt_pmix_barrier_local(vbt_rt.proc.local_peers, vbt_rt.proc.local_size);
+        if (status != VBT_OK)
+            return status;
+    }
     /* A transport whose NIC is work on our own cores asks to spin little (Soft-RoCE). */
-    if (vbt_tl_spin_polls(&vci->tl) > 0)
-        vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls(&vci->tl));
-    if (vci->poll_yield_after > 0)
+    if (vbt_tl_spin_polls(&vbt_vcis[0].tl) > 0)
+        vbt_backoff_set_spin((unsigned)vbt_tl_spin_polls(&vbt_vcis[0].tl));
+    if (vbt_vcis[0].poll_yield_after > 0)
         vbt_debug("progress: polling calls yield the core after %u empty polls in a row",
-                  vci->poll_yield_after);
+                  vbt_vcis[0].poll_yield_after);
+    if (vbt_nvcis > 1)
+        vbt_info("%d virtual communication interfaces (VBT_VCIS): communicators are spread over "
+                 "them by context id",
+                 vbt_nvcis);
     return VBT_OK;
 }
 
-const vbt_p2p_stats_t *vbt_p2p_stats(void)
+void vbt_p2p_stats(vbt_p2p_stats_t *sum)
 {
-    return &vbt_vcis[0].stats;
+    memset(sum, 0, sizeof(*sum));
+    for (int i = 0; i < vbt_nvcis; i++) {
+        const vbt_p2p_stats_t *s = &vbt_vcis[i].stats;
+        sum->unexp_len += s->unexp_len;
+        sum->unexp_hwm += s->unexp_hwm;
+        sum->posted_len += s->posted_len;
+        vbt_tl_counters_add(&sum->self, &s->self);
+    }
+}
+
+void vbt_p2p_tl_counters(const char *name, vbt_tl_counters_t *sum, int *found_p)
+{
+    memset(sum, 0, sizeof(*sum));
+    *found_p = 0;
+    for (int v = 0; v < vbt_nvcis; v++) {
+        const vbt_tl_set_t *ts = &vbt_vcis[v].tl;
+        for (int i = 0; i < ts->nup; i++) {
+            if (strcmp(ts->up[i]->ops->name, name) == 0) {
+                vbt_tl_counters_add(sum, &ts->up[i]->cnt);
+                *found_p = 1;
+            }
+        }
+    }
+}
+
+void vbt_p2p_sleeps(uint64_t *sleeps_p, uint64_t *wakeups_p, uint64_t *blocked_ns_p)
+{
+    *sleeps_p = *wakeups_p = *blocked_ns_p = 0;
+    for (int i = 0; i < vbt_nvcis; i++) {
+        *sleeps_p += vbt_vcis[i].tl.sleeps;
+        *wakeups_p += vbt_vcis[i].tl.wakeups;
+        *blocked_ns_p += vbt_vcis[i].tl.blocked_ns;
+    }
 }
 
 vbt_tl_set_t *vbt_p2p_tl(void)
@@ -338,24 +500,19 @@ vbt_tl_set_t *vbt_p2p_tl(void)
 
 vbt_status_t vbt_p2p_flush(void)
 {
-    vbt_vci_t *vci = &vbt_vcis[0];
-
-    while (vci->npending > 0 || vci->nputs > 0) {
-        int n = vbt_p2p_progress();
-        if (n < 0)
-            return (vbt_status_t)n;
+    for (int i = 0; i < vbt_nvcis; i++) {
+        vbt_vci_t *vci = &vbt_vcis[i];
+        while (vci->npending > 0 || vci->nputs > 0) {
+            int n = vbt_p2p_progress();
+            if (n < 0)
+                return (vbt_status_t)n;
+        }
     }
     return VBT_OK;
 }
 
-void vbt_p2p_cleanup(void)
+static void vci_cleanup(vbt_vci_t *vci)
 {
-    vbt_vci_t *vci = &vbt_vcis[0];
-
-    if (vci->poll_yield_after > 0)
-        vbt_debug("progress: polling calls yielded the core %llu times (after %u empty polls "
-                  "in a row)",
-                  (unsigned long long)vci->poll_yields, vci->poll_yield_after);
     vbt_tl_finalize(&vci->tl);
     free(vci->scratch);
     free(vci->peer_cnt);
@@ -363,5 +520,16 @@ void vbt_p2p_cleanup(void)
     free(vci->sendq);
     vbt_p2p_unexp_cleanup(vci);
     memset(vci, 0, sizeof(*vci));
+}
+
+void vbt_p2p_cleanup(void)
+{
+    if (vbt_vcis[0].poll_yield_after > 0)
+        vbt_debug("progress: polling calls yielded the core %llu times (after %u empty polls "
+                  "in a row)",
+                  (unsigned long long)vbt_vcis[0].poll_yields, vbt_vcis[0].poll_yield_after);
+    /* In reverse order of their opening. */
+    for (int i = vbt_nvcis - 1; i >= 0; i--)
+        vci_cleanup(&vbt_vcis[i]);
     vbt_nvcis = 0;
 }

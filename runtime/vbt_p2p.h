@@ -83,7 +83,13 @@ typedef struct {
     vbt_tl_counters_t self;
 } vbt_p2p_stats_t;
 
-const vbt_p2p_stats_t *vbt_p2p_stats(void);
+/* The engine's statistics, summed over the VCIs (high-water marks: the sum of theirs). */
+void vbt_p2p_stats(vbt_p2p_stats_t *sum);
+/* The counters of the transport called name, summed over the VCIs; *found_p 0 when it is not
+ * up on this rank. */
+void vbt_p2p_tl_counters(const char *name, vbt_tl_counters_t *sum, int *found_p);
+/* The progress engine's sleeps in poll() (vbt_tl_block), summed over the VCIs. */
+void vbt_p2p_sleeps(uint64_t *sleeps_p, uint64_t *wakeups_p, uint64_t *blocked_ns_p);
 
 /* The transport instances of the first VCI, which carries one-sided communication (its
  * registrations and transfers) and whose counters MPI_T reports. */

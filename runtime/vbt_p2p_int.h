@@ -32,7 +32,7 @@ typedef struct {
     void *slots[VBT_UNEXP_CLASSES]; /* free buffers of each size class, linked by first word */
     void *chunks;                   /* every chunk taken from malloc, linked by first word */
     size_t mem;                     /* bytes taken from malloc: chunks and live large buffers */
-    size_t max;                     /* VBT_UNEXP_MAX: bound on mem; 0: none */
+    size_t max;                     /* VBT_UNEXP_MAX: bound on every VCI's mem together; 0: none */
     size_t live;                    /* messages waiting for their receive */
     size_t live_bytes;              /* their payload bytes */
 } vbt_unexp_store_t;

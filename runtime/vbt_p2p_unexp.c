@@ -12,10 +12,13 @@
  * to its bytes. Chunks go back to the system at MPI_Finalize (a flood's high-water mark stays,
  * as with Open MPI's free lists). Like MPICH and Open MPI, the storage grows as long as malloc
  * gives memory, or up to VBT_UNEXP_MAX bytes when set; past that the arrival is refused with an
- * error naming the cause, and the rank's MPI calls fail with MPI_ERR_NO_MEM. */
+ * error naming the cause, and the rank's MPI calls fail with MPI_ERR_NO_MEM. Each VCI has its
+ * own storage; the bound is the rank's, over all of them (one atomic counter, touched only
+ * when a store grows or a large buffer is freed). */
 #include "vbt_config.h"
 #include "vbt_p2p_int.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +32,9 @@ _Static_assert(sizeof(vbt_unexp_t) == 128, "an unexpected-message record is 128 
 #define CHUNK_BYTES       65536
 /* A chunk starts with the link to the next chunk, padded so its buffers stay 16-byte aligned. */
 #define CHUNK_HEAD 16
+
+/* Bytes every VCI's storage took from malloc, against VBT_UNEXP_MAX. */
+static _Atomic size_t unexp_mem;
 
 /* The class of a payload of len bytes (len <= VBT_UNEXP_CLASS_MAX): class 0 (64 bytes) up to
  * 64 bytes; above, with 2^b < len <= 2^(b+1), class 2(b-6)+1 (3 * 2^(b-1) bytes) when len fits
@@ -68,6 +74,7 @@ void vbt_p2p_unexp_cleanup(vbt_vci_t *vci)
         s->chunks = *(void **)c;
         free(c);
     }
+    atomic_fetch_sub_explicit(&unexp_mem, s->mem, memory_order_relaxed);
     memset(s, 0, sizeof(*s));
 }
 
@@ -75,12 +82,14 @@ void vbt_p2p_unexp_cleanup(vbt_vci_t *vci)
 static VBT_NOINLINE_COLD void refused(const vbt_unexp_store_t *s, size_t len, int src_world,
                                       size_t want)
 {
-    if (s->max != 0 && s->mem + want > s->max)
+    size_t total = atomic_load_explicit(&unexp_mem, memory_order_relaxed);
+
+    if (s->max != 0 && total + want > s->max)
         vbt_error("no room for an unexpected message of %zu bytes from rank %d: unexpected "
                   "messages take %zu bytes (%zu messages of %zu payload bytes wait for their "
                   "receives) and VBT_UNEXP_MAX is %zu. The program sends faster than it posts "
                   "receives: post them earlier, or raise VBT_UNEXP_MAX (0: no bound)",
-                  len, src_world, s->mem, s->live, s->live_bytes, s->max);
+                  len, src_world, total, s->live, s->live_bytes, s->max);
     else
         vbt_error("out of memory for an unexpected message of %zu bytes from rank %d (malloc of "
                   "%zu bytes failed): unexpected messages take %zu bytes (%zu messages of %zu "
@@ -93,10 +102,12 @@ static VBT_NOINLINE_COLD void refused(const vbt_unexp_store_t *s, size_t len, in
 static void *take(vbt_unexp_store_t *s, size_t want, size_t len, int src_world)
 {
     void *p = NULL;
+    size_t before = atomic_fetch_add_explicit(&unexp_mem, want, memory_order_relaxed);
 
-    if (s->max == 0 || s->mem + want <= s->max)
+    if (s->max == 0 || before + want <= s->max)
         p = malloc(want);
     if (p == NULL) {
+        atomic_fetch_sub_explicit(&unexp_mem, want, memory_order_relaxed);
         refused(s, len, src_world, want);
         return NULL;
     }
@@ -179,6 +190,7 @@ void vbt_p2p_unexp_release(vbt_vci_t *vci, vbt_unexp_t *u)
     } else if (u->store == STORE_MALLOC) {
         free(u->data);
         s->mem -= u->len;
+        atomic_fetch_sub_explicit(&unexp_mem, u->len, memory_order_relaxed);
     }
     s->live--;
     s->live_bytes -= len;

@@ -49,11 +49,12 @@ unsigned vbt_progress_poll_yield_after(void);
  * packets are processed by the kernel on these same cores), more on a NIC. */
 void vbt_backoff_set_spin(unsigned polls);
 
-/* Called after a progress call on the transports ts that found nothing. can_block: every event
+/* Called after a progress call on the transport sets that found nothing. can_block: every event
  * we wait for raises a wake-up (vbt_tl_block), so sleeping cannot miss one. A negative status:
  * a transport failed while we slept (logged). */
 struct vbt_tl_set;
-vbt_status_t vbt_backoff_idle(struct vbt_tl_set *ts, vbt_backoff_t *b, int can_block);
+vbt_status_t vbt_backoff_idle(struct vbt_tl_set *const *sets, int nsets, vbt_backoff_t *b,
+                              int can_block);
 /* vbt_backoff_idle for a thread of an MPI_THREAD_MULTIPLE process, which holds no lock: the
  * same spinning and yielding, then naps of ~50 us instead of sleeping in the transports (their
  * wake-ups are armed and disarmed under the lock, and a thread asleep holding it would stop the

@@ -1,4 +1,5 @@
 #include "vbt_tl.h"
+#include "vbt_vci.h"
 #include "vbt_clock.h"
 #include "vbt_config.h"
 #include "vbt_log.h"
@@ -86,7 +87,8 @@ static vbt_status_t select_per_peer(vbt_tl_set_t *tl, const vbt_proc_info_t *pro
         int local = on_my_node(proc, r);
 
         if (r == proc->rank) {
-            vbt_debug("transport to rank %d (ourselves): self", r);
+            if (tl->instance == 0)
+                vbt_debug("transport to rank %d (ourselves): self", r);
             continue;
         }
         for (int i = 0; i < tl->nslots && t == NULL; i++) {
@@ -110,8 +112,10 @@ static vbt_status_t select_per_peer(vbt_tl_set_t *tl, const vbt_proc_info_t *pro
         tl->peer[r] = t;
         for (int i = 0; i < tl->nslots; i++)
             tl->slot[i].npeers += tl->slot[i].iface == t;
-        vbt_info("transport to rank %d (%s): %s%s", r, local ? "on this node" : "on another node",
-                 t->ops->name, large_path(t));
+        /* Every set makes the same choice: said once, for the first. */
+        if (tl->instance == 0)
+            vbt_info("transport to rank %d (%s): %s%s", r,
+                     local ? "on this node" : "on another node", t->ops->name, large_path(t));
     }
     return VBT_OK;
 }
@@ -134,7 +138,11 @@ static vbt_status_t slot_init(vbt_tl_slot_t *s, const vbt_tl_job_t *job, const v
     vbt_tl_iface_t *iface = NULL;
     vbt_status_t status;
 
-    snprintf(s->key, sizeof(s->key), "%s.addr", s->ops->name);
+    /* The first instance's key is the one it always had: a job of one VCI publishes the same. */
+    if (job->instance == 0)
+        snprintf(s->key, sizeof(s->key), "%s.addr", s->ops->name);
+    else
+        snprintf(s->key, sizeof(s->key), "%s.addr.%d", s->ops->name, job->instance);
     s->up = *up;
     s->up.peer_addr = peer_addr;
     s->up.addr_arg = s;
@@ -149,17 +157,20 @@ static vbt_status_t slot_init(vbt_tl_slot_t *s, const vbt_tl_job_t *job, const v
     return status;
 }
 
-vbt_status_t vbt_tl_init(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up)
+vbt_status_t vbt_tl_open(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up,
+                         int instance)
 {
     vbt_tl_job_t job = {.rank = proc->rank,
                         .size = proc->size,
                         .local_peers = proc->local_peers,
                         .local_size = proc->local_size,
                         .job_name =
-                            getenv("PMIX_NAMESPACE") != NULL ? getenv("PMIX_NAMESPACE") : ""};
+                            getenv("PMIX_NAMESPACE") != NULL ? getenv("PMIX_NAMESPACE") : "",
+                        .instance = instance};
     vbt_status_t status;
 
     memset(tl, 0, sizeof(*tl));
+    tl->instance = instance;
     while (vbt_tl_table[tl->nslots] != NULL && tl->nslots < VBT_TL_MAX) {
         tl->slot[tl->nslots].ops = vbt_tl_table[tl->nslots];
         tl->nslots++;
@@ -172,8 +183,6 @@ vbt_status_t vbt_tl_init(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vb
         return VBT_ERR_NO_MEMORY;
     if (proc->size == 1)
         return VBT_OK;
-
-    /* Every transport publishes its address before the one fence. */
     for (int i = 0; i < tl->nslots; i++) {
         vbt_tl_slot_t *s = &tl->slot[i];
         if (!s->wanted) {
@@ -184,9 +193,15 @@ vbt_status_t vbt_tl_init(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vb
         if (status != VBT_OK)
             return status;
     }
-    status = vbt_modex_fence();
-    if (status != VBT_OK)
-        return status;
+    return VBT_OK;
+}
+
+vbt_status_t vbt_tl_connect(vbt_tl_set_t *tl, const vbt_proc_info_t *proc)
+{
+    vbt_status_t status;
+
+    if (proc->size == 1)
+        return VBT_OK;
     for (int i = 0; i < tl->nslots; i++) {
         vbt_tl_iface_t *f = tl->slot[i].iface;
         if (f == NULL)
@@ -196,14 +211,7 @@ vbt_status_t vbt_tl_init(vbt_tl_set_t *tl, const vbt_proc_info_t *proc, const vb
             return status;
         tl->up[tl->nup++] = f;
     }
-    status = select_per_peer(tl, proc);
-    if (status != VBT_OK)
-        return status;
-    /* A peer maps our on-node resources through our /proc entry after the fence: until every
-     * rank of the node has done so, none may leave MPI_Init, or one that exits at once (a
-     * failing program) makes the others fail to map it. Every rank of the node calls this,
-     * whatever its VBT_TRANSPORTS says, so the fence always completes. */
-    return vbt_pmix_barrier_local(proc->local_peers, proc->local_size);
+    return select_per_peer(tl, proc);
 }
 
 int vbt_tl_spin_polls(const vbt_tl_set_t *tl)
@@ -232,30 +240,35 @@ vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *tl)
     return status;
 }
 
-vbt_status_t vbt_tl_block(vbt_tl_set_t *tl, int timeout_ms)
+vbt_status_t vbt_tl_block(vbt_tl_set_t *const *sets, int nsets, int timeout_ms)
 {
-    struct pollfd fds[VBT_TL_MAX];
-    vbt_tl_iface_t *slept[VBT_TL_MAX];
-    int nfds = 0, rc;
+    struct pollfd fds[VBT_TL_MAX * VBT_VCI_MAX];
+    vbt_tl_iface_t *slept[VBT_TL_MAX * VBT_VCI_MAX];
+    int nfds = 0, want = 0, rc;
     uint64_t start_ns;
     vbt_status_t status = VBT_OK;
 
-    for (int i = 0; i < tl->nup; i++) {
-        vbt_tl_iface_t *f = tl->up[i];
-        int sleep = 0, max;
-        /* Liveness checks due go out before the sleep: a peer's death then wakes it. */
-        status = f->ops->check_liveness(f);
-        if (status == VBT_OK)
-            status = f->ops->sleep_begin(f, &sleep);
-        if (status != VBT_OK || !sleep)
+    for (int s = 0; s < nsets && status == VBT_OK; s++) {
+        want += sets[s]->nup;
+        for (int i = 0; i < sets[s]->nup; i++) {
+            vbt_tl_iface_t *f = sets[s]->up[i];
+            int sleep = 0, max;
+            /* Liveness checks due go out before the sleep: a peer's death then wakes it. */
+            status = f->ops->check_liveness(f);
+            if (status == VBT_OK)
+                status = f->ops->sleep_begin(f, &sleep);
+            if (status != VBT_OK || !sleep)
+                break;
+            slept[nfds] = f;
+            fds[nfds++] = (struct pollfd){.fd = f->ops->wait_fd(f), .events = POLLIN};
+            max = f->ops->max_sleep_ms(f);
+            if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
+                timeout_ms = max;
+        }
+        if (nfds < want)
             break;
-        slept[nfds] = f;
-        fds[nfds++] = (struct pollfd){.fd = f->ops->wait_fd(f), .events = POLLIN};
-        max = f->ops->max_sleep_ms(f);
-        if (max >= 0 && (timeout_ms < 0 || timeout_ms > max))
-            timeout_ms = max;
     }
-    if (status != VBT_OK || nfds < tl->nup) {
+    if (status != VBT_OK || nfds < want) {
         /* Something arrived (or failed) while arming: those armed already stand down. */
         for (int i = 0; i < nfds; i++) {
             vbt_status_t st = slept[i]->ops->sleep_end(slept[i], 0, 0);
@@ -268,9 +281,9 @@ vbt_status_t vbt_tl_block(vbt_tl_set_t *tl, int timeout_ms)
         return VBT_OK;
     start_ns = vbt_now_ns();
     rc = poll(fds, (nfds_t)nfds, timeout_ms);
-    tl->blocked_ns += vbt_now_ns() - start_ns;
-    tl->sleeps++;
-    tl->wakeups += rc > 0;
+    sets[0]->blocked_ns += vbt_now_ns() - start_ns;
+    sets[0]->sleeps++;
+    sets[0]->wakeups += rc > 0;
     if (rc < 0 && errno != EINTR) {
         vbt_error("poll() on the transports' wake-up descriptors failed: %m");
         rc = 0;

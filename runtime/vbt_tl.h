@@ -24,7 +24,7 @@
 /* One transport as the protocols see it: its interface object (limits, capabilities, send). */
 typedef vbt_tl_iface_t vbt_tl_t;
 
-/* A table entry as vbt_tl_init found it. */
+/* A table entry as vbt_tl_open found it. */
 typedef struct vbt_tl_set vbt_tl_set_t;
 typedef struct {
     const vbt_tl_ops_t *ops;
@@ -43,21 +43,43 @@ struct vbt_tl_set {
     vbt_tl_t **peer;          /* by world rank; NULL for ourselves */
     vbt_tl_t *up[VBT_TL_MAX]; /* the instances that are up, in table order */
     int nup;
-    /* vbt_tl_block's sleeps, for MPI_T's performance variables: how many, how many ended by
-     * an event (the others timed out), and the nanoseconds spent in them. */
+    /* vbt_tl_block's sleeps (counted on the first set it sleeps on), for MPI_T's performance
+     * variables: how many, how many ended by an event (the others timed out), and the
+     * nanoseconds spent in them. */
     uint64_t sleeps;
     uint64_t wakeups;
     uint64_t blocked_ns;
     vbt_tl_slot_t slot[VBT_TL_MAX];
     int nslots;
+    int instance; /* which of the process's sets (vbt_tl_open) */
 };
 
-/* Parse VBT_TRANSPORTS, bring up the listed transports, publish their addresses, fence the
- * modex, wire them up and pick one per peer. up gives the arrival and completion upcalls (its
- * peer_addr is vbt_tl's own: the modex). Fails with VBT_ERR_INVALID_PARAM for a bad
- * VBT_TRANSPORTS and VBT_ERR_UNREACHABLE when some peer has no transport (both logged, naming
- * the fix). */
-vbt_status_t vbt_tl_init(vbt_tl_set_t *ts, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up);
+/* Add counters b into a. */
+static inline void vbt_tl_counters_add(vbt_tl_counters_t *a, const vbt_tl_counters_t *b)
+{
+    a->msgs_sent += b->msgs_sent;
+    a->bytes_sent += b->bytes_sent;
+    a->rndv_sent += b->rndv_sent;
+    a->msgs_recvd += b->msgs_recvd;
+    a->bytes_recvd += b->bytes_recvd;
+    a->rndv_recvd += b->rndv_recvd;
+    a->stalls += b->stalls;
+}
+
+/* Bringing up a process's sets: vbt_tl_open for each, then one modex fence (vbt_modex_fence),
+ * then vbt_tl_connect for each, then vbt_pmix_barrier_local once (a peer maps our on-node
+ * resources after the fence: none may leave MPI_Init before every rank of the node has).
+ *
+ * vbt_tl_open parses VBT_TRANSPORTS, brings up instance `instance` of each listed transport
+ * and publishes its address (the first instance under "<name>.addr", the others under
+ * "<name>.addr.<instance>"). up gives the arrival and completion upcalls (its peer_addr is
+ * vbt_tl's own: the modex). Fails with VBT_ERR_INVALID_PARAM for a bad VBT_TRANSPORTS (logged,
+ * naming the fix). */
+vbt_status_t vbt_tl_open(vbt_tl_set_t *ts, const vbt_proc_info_t *proc, const vbt_tl_upcalls_t *up,
+                         int instance);
+/* After the fence: wire the instances up and pick one per peer. VBT_ERR_UNREACHABLE when some
+ * peer has no transport (logged, saying why for each transport). */
+vbt_status_t vbt_tl_connect(vbt_tl_set_t *ts, const vbt_proc_info_t *proc);
 void vbt_tl_finalize(vbt_tl_set_t *ts);
 
 /* The transport of a peer (world rank, not ourselves). */
@@ -95,10 +117,10 @@ static inline int vbt_tl_progress(vbt_tl_set_t *ts)
  * check (a clock read unless one is due). VBT_OK, or VBT_ERR_PEER_FAILED (logged). */
 vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *ts);
 
-/* Sleep until any transport has something for us, or timeout_ms passes: one poll() on every
- * transport's wake-up descriptor together, after each armed its own and looked once more, so
- * that no wake-up is lost. Events found while arming are handled. VBT_OK on an event or a
+/* Sleep until any transport of the nsets sets has something for us, or timeout_ms passes: one
+ * poll() on every transport's wake-up descriptor together, after each armed its own and looked once
+ * more, so that no wake-up is lost. Events found while arming are handled. VBT_OK on an event or a
  * timeout; a negative status when a transport failed. */
-vbt_status_t vbt_tl_block(vbt_tl_set_t *ts, int timeout_ms);
+vbt_status_t vbt_tl_block(vbt_tl_set_t *const *sets, int nsets, int timeout_ms);
 
 #endif

@@ -281,7 +281,8 @@ static vbt_status_t vbt_shm_init(const vbt_tl_job_t *job, const vbt_tl_upcalls_t
         goto err_free;
     }
 
-    if (vbt_shm_segment_create(shm, job->job_name != NULL ? job->job_name : "") != VBT_OK)
+    if (vbt_shm_segment_create(shm, job->job_name != NULL ? job->job_name : "", job->instance) !=
+        VBT_OK)
         goto err_free;
     /* Bound before we publish: a peer may ring it as soon as it has wired up. */
     shm->bell_fd = vbt_shm_bell_open(getpid(), shm->cookie);

@@ -250,7 +250,7 @@ static inline uint64_t vbt_shm_sends(const vbt_shm_iface_t *shm)
 
 /* vbt_shm_segment.c */
 void vbt_shm_layout(uint32_t nrings, vbt_shm_layout_t *l);
-vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm, const char *job_name);
+vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm, const char *job_name, int instance);
 /* Our address blob (after vbt_shm_segment_create). */
 void vbt_shm_segment_pack(const vbt_shm_iface_t *shm, vbt_shm_addr_t *a);
 vbt_status_t vbt_shm_segment_map_peer(vbt_shm_iface_t *shm, vbt_shm_peer_t *p,

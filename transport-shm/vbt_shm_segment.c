@@ -83,7 +83,7 @@ static int pid_exited(pid_t pid)
     return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm, const char *job_name)
+vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm, const char *job_name, int instance)
 {
     vbt_shm_seg_hdr_t *h;
     char name[200];
@@ -92,9 +92,14 @@ vbt_status_t vbt_shm_segment_create(vbt_shm_iface_t *shm, const char *job_name)
 
     vbt_shm_layout((uint32_t)shm->local_size, &shm->layout);
     shm->cookie = make_cookie();
-    /* The name only labels the memory in /proc/<pid>/maps ("/memfd:vbt-shm.<nspace>.<rank>"). */
-    snprintf(name, sizeof(name), "vbt-shm.%.150s.%d", job_name[0] != '\0' ? job_name : "singleton",
-             shm->rank);
+    /* The name only labels the memory in /proc/<pid>/maps ("/memfd:vbt-shm.<nspace>.<rank>",
+     * and ".<instance>" after it for a process's second and later instances). */
+    if (instance == 0)
+        snprintf(name, sizeof(name), "vbt-shm.%.150s.%d",
+                 job_name[0] != '\0' ? job_name : "singleton", shm->rank);
+    else
+        snprintf(name, sizeof(name), "vbt-shm.%.150s.%d.%d",
+                 job_name[0] != '\0' ? job_name : "singleton", shm->rank, instance);
     fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
     if (fd < 0 && errno == EINVAL)
         fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);

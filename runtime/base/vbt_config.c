@@ -22,6 +22,7 @@ vbt_config_t vbt_cfg = {
     .transports = "self,shm,ib",
     .progress = "auto",
     .thread_level = "single",
+    .vcis = 1,
     .shm_rndv_threshold = 16384,
     .shm_cma = 1,
     .shm_membarrier = 1,
@@ -104,6 +105,15 @@ static const vbt_knob_t knobs[] = {
      {.str = &vbt_cfg.thread_level},
      "the thread level MPI_Init asks for (MPI_Init_thread and sessions ask for their own): "
      "single, funneled, serialized or multiple. Below multiple the library takes no lock"},
+    {"VBT_VCIS",
+     "1",
+     VBT_KNOB_INT,
+     {.i = &vbt_cfg.vcis},
+     "virtual communication interfaces per rank (1 to 64): each is its own set of transport "
+     "instances (shared-memory rings, queue pairs) and matching state, and communicators are "
+     "spread over them by context id (MPI_COMM_WORLD on the first, each new one on the next), "
+     "so that threads communicating on different communicators do not share one. Must be the "
+     "same on every rank"},
     {"VBT_UNEXP_MAX",
      "0",
      VBT_KNOB_SIZE,

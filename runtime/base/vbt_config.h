@@ -45,6 +45,7 @@ typedef struct {
     const char *transports;    /* VBT_TRANSPORTS: comma list of self, shm, ib */
     const char *progress;      /* VBT_PROGRESS: auto, spin, hybrid, block */
     const char *thread_level;  /* VBT_THREAD_LEVEL: MPI_Init's level, single .. multiple */
+    int vcis;                  /* VBT_VCIS: virtual communication interfaces per rank */
     size_t shm_rndv_threshold; /* VBT_SHM_RNDV_THRESHOLD: larger on-node messages: one copy */
     size_t unexp_max;          /* VBT_UNEXP_MAX: bytes unexpected messages may take; 0: no bound */
     int shm_cma;               /* VBT_SHM_CMA: 0 never reads a peer's memory with CMA */

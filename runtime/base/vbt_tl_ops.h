@@ -80,6 +80,8 @@ typedef struct {
     int local_size;
     const char *job_name; /* the job's name (its PMIx namespace), "" when it has none: a
                              label for what a transport creates, so leaks are traceable */
+    int instance;         /* which of this process's instances of the transport (0, 1, ...:
+                             one per virtual communication interface), for the same labels */
 } vbt_tl_job_t;
 
 typedef struct {

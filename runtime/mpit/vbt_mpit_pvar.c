@@ -36,24 +36,27 @@ enum {
 };
 #define TL_ARG(_tl, _f) ((_tl)*16 + (_f))
 
-static const vbt_tl_counters_t *counters_of(int tl)
+/* A transport's counters summed over the VCIs; 0 when it is not up on this rank. */
+static int counters_of(int tl, vbt_tl_counters_t *c)
 {
-    vbt_tl_set_t *ts = vbt_p2p_tl();
-    const char *name = tl == TL_IB ? "ib" : "shm";
+    int found = 1;
 
-    if (tl == TL_SELF)
-        return &vbt_p2p_stats()->self;
-    for (int i = 0; i < ts->nup; i++)
-        if (strcmp(ts->up[i]->ops->name, name) == 0)
-            return &ts->up[i]->cnt;
-    return NULL; /* not up on this rank */
+    if (tl == TL_SELF) {
+        vbt_p2p_stats_t s;
+        vbt_p2p_stats(&s);
+        *c = s.self;
+    } else {
+        vbt_p2p_tl_counters(tl == TL_IB ? "ib" : "shm", c, &found);
+    }
+    return found;
 }
 
 static uint64_t get_tl(int arg)
 {
-    const vbt_tl_counters_t *c = counters_of(arg / 16);
+    vbt_tl_counters_t cnt;
+    const vbt_tl_counters_t *c = &cnt;
 
-    if (c == NULL)
+    if (!counters_of(arg / 16, &cnt))
         return 0;
     switch (arg % 16) {
     case F_MSGS_SENT:
@@ -81,9 +84,10 @@ enum { Q_UNEXP, Q_UNEXP_HWM, Q_POSTED };
 
 static uint64_t get_queue(int arg)
 {
-    const vbt_p2p_stats_t *s = vbt_p2p_stats();
+    vbt_p2p_stats_t s;
 
-    return arg == Q_UNEXP ? s->unexp_len : arg == Q_UNEXP_HWM ? s->unexp_hwm : s->posted_len;
+    vbt_p2p_stats(&s);
+    return arg == Q_UNEXP ? s.unexp_len : arg == Q_UNEXP_HWM ? s.unexp_hwm : s.posted_len;
 }
 
 enum { R_HITS, R_MISSES, R_EVICTIONS, R_INVALIDATIONS, R_BYTES, R_PEAK };
@@ -119,8 +123,10 @@ enum { P_SLEEPS, P_WAKEUPS, P_BLOCKED };
 
 static uint64_t get_progress(int arg)
 {
-    vbt_tl_set_t *ts = vbt_p2p_tl();
-    return arg == P_SLEEPS ? ts->sleeps : arg == P_WAKEUPS ? ts->wakeups : ts->blocked_ns;
+    uint64_t sleeps, wakeups, blocked_ns;
+
+    vbt_p2p_sleeps(&sleeps, &wakeups, &blocked_ns);
+    return arg == P_SLEEPS ? sleeps : arg == P_WAKEUPS ? wakeups : blocked_ns;
 }
 
 #define COUNTER     MPI_T_PVAR_CLASS_COUNTER

@@ -3,8 +3,8 @@
 # $abs_top_builddir/tsan, where libverbatim and test/integration/threads are built with
 # -fsanitize=thread, and threads.c (every subtest: threads ping-ponging, probing, cancelling,
 # creating communicators, running collectives and RMA at once) runs at TSAN_NPS ranks (default
-# 1 to 4) under the normal tree's mpirun (not instrumented: its PMIx server threads are not ours to
-# check). Any report fails.
+# 1 to 4, and 3 with VBT_VCIS=3) under the normal tree's mpirun (not instrumented: its PMIx
+# server threads are not ours to check). Any report fails.
 # Time, on 2 shared cores: about 2 minutes to build the tree, 1 to run.
 set -u
 : "${abs_top_builddir:?run by make check}" "${abs_top_srcdir:?run by make check}" "${MPIRUN:?}"
@@ -37,13 +37,19 @@ TSAN_OPTIONS="halt_on_error=0:log_path=$reports/tsan"
 export TSAN_OPTIONS
 all="level pingpong coll blocked mprobe iprobe cancel dup rma objs session"
 want=$(echo $all | wc -w)
-for n in ${TSAN_NPS-1 2 3 4}; do
-    out=$(timeout 600 "$MPIRUN" --oversubscribe -n "$n" "$tsan/test/integration/threads" $all 2>&1)
+# Every rank count with one VCI, then 3 ranks with three (VBT_VCIS: the threads'
+# communicators on VCIs of their own).
+for run in ${TSAN_NPS-1 2 3 4} 3:3; do
+    n=${run%%:*}
+    vcis=1
+    [ "$run" = "$n" ] || vcis=${run#*:}
+    out=$(VBT_VCIS=$vcis timeout 600 "$MPIRUN" --oversubscribe -n "$n" \
+        "$tsan/test/integration/threads" $all 2>&1)
     rc=$?
     got=$(printf '%s\n' "$out" | grep -c ": ok ($n ranks)")
-    echo "tsan: mpirun -n $n threads -> exit $rc, $got of $want ok"
+    echo "tsan: VBT_VCIS=$vcis mpirun -n $n threads -> exit $rc, $got of $want ok"
     if [ $rc -ne 0 ] || [ "$got" -ne "$want" ]; then
-        echo "FAIL: tsan: mpirun -n $n threads"
+        echo "FAIL: tsan: VBT_VCIS=$vcis mpirun -n $n threads"
         printf '%s\n' "$out" | tail -20
         fail=1
     fi
