@@ -256,21 +256,20 @@ static void idle_threaded(vbt_vci_t *vci, vbt_backoff_t *backoff)
 void vbt_p2p_idle_vci(vbt_vci_t *vci, vbt_backoff_t *backoff)
 {
     vbt_status_t status;
-    /* Sends waiting for credits or put slots get them from completions that may raise no
-     * event (unsignalled sends): poll for those rather than sleep. */
-    int can_block = vci->npending == 0 && vci->nputs == 0;
+    int can_block;
 
-    if (unlikely(vbt_nvcis > 1)) {
-        if (progress_others(vci) != 0)
-            return; /* not idle: the caller looks at its flag again */
-        for (int i = 0; i < vbt_nvcis; i++)
-            if (vbt_vcis[i].npending != 0 || vbt_vcis[i].nputs != 0)
-                can_block = 0;
-    }
-    if (unlikely(vbt_rt.cs.on)) {
+    if (unlikely(vbt_nvcis > 1) && progress_others(vci) != 0)
+        return; /* not idle: the caller looks at its flag again */
+    if (unlikely(vbt_rt.cs.on)) { /* outside the section: the engine's state is not ours */
         idle_threaded(vci, backoff);
         return;
     }
+    /* Sends waiting for credits or put slots get them from completions that may raise no
+     * event (unsignalled sends): poll for those rather than sleep. */
+    can_block = vci->npending == 0 && vci->nputs == 0;
+    for (int i = 0; unlikely(vbt_nvcis > 1) && i < vbt_nvcis; i++)
+        if (vbt_vcis[i].npending != 0 || vbt_vcis[i].nputs != 0)
+            can_block = 0;
     status = vbt_backoff_idle(vci_sets, vbt_nvcis, backoff, can_block);
     if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
         vci->failed = status; /* the next progress call returns it */
