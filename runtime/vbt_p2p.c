@@ -512,6 +512,12 @@ vbt_status_t vbt_p2p_flush(void)
 
 static void vci_cleanup(vbt_vci_t *vci)
 {
+    /* Its free requests back to the pool (destroyed after us, or kept for a next init). */
+    while (vci->head.req_free != NULL) {
+        vbt_request_t *req = vci->head.req_free;
+        vci->head.req_free = req->next;
+        vbt_objpool_free(&vbt_request_pool, req);
+    }
     vbt_tl_finalize(&vci->tl);
     free(vci->scratch);
     free(vci->peer_cnt);

@@ -34,13 +34,12 @@ vbt_status_t vbt_p2p_push_ctrl(vbt_request_t *req)
 /* A control message of type to dest_world carrying id; fill in the rest, then ctrl_send. */
 vbt_request_t *vbt_p2p_ctrl_new(vbt_vci_t *vci, int dest_world, uint8_t type, uint64_t id)
 {
-    vbt_request_t *ctrl = vbt_request_alloc_held(VBT_REQ_CTRL);
+    vbt_request_t *ctrl = vbt_request_alloc_vci(vci, VBT_REQ_CTRL);
 
     if (unlikely(ctrl == NULL)) {
         vci->failed = VBT_ERR_NO_MEMORY;
         return NULL;
     }
-    ctrl->vci = vci;
     ctrl->peer_world = dest_world;
     ctrl->ctrl = type;
     ctrl->ack_id = id;

@@ -71,7 +71,7 @@ static VBT_ALWAYS_INLINE vbt_request_t *vbt_p2p_post_recv(vbt_comm_t *comm, int 
                                                           struct vbt_dtype *dtype, size_t count,
                                                           int src, int tag)
 {
-    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_RECV);
+    vbt_request_t *req = vbt_request_alloc_msg(comm->vci, VBT_REQ_RECV);
     vbt_match_queue_t *q = &comm->match[ctx_index];
     vbt_unexp_t *u;
 

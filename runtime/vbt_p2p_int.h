@@ -61,7 +61,8 @@ typedef struct {
  * driven by one thread at a time and need no lock of their own within it. Today there is one
  * (vbt_vcis[0]); the object is what lets MPI_THREAD_MULTIPLE give threads separate ones. */
 struct vbt_vci {
-    int index; /* in vbt_vcis */
+    vbt_vci_head_t head; /* first: the request pool reaches it (vbt_vci.h) */
+    int index;           /* in vbt_vcis */
     int my_world;
     int world_size;
     vbt_frag_state_t *frag;
@@ -145,7 +146,6 @@ static VBT_ALWAYS_INLINE void vbt_p2p_request_set(vbt_request_t *req, vbt_comm_t
         req->dcount = count;
     }
     req->comm = comm;
-    req->vci = comm->vci;
     req->context_id = context_id;
     req->peer = peer;
     req->tag = tag;

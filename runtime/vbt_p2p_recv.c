@@ -247,7 +247,7 @@ vbt_status_t vbt_p2p_imrecv_dt(vbt_comm_t *comm, vbt_unexp_t *msg, void *buf, si
                                struct vbt_dtype *dtype, size_t count, vbt_request_t **req_p)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
-    vbt_request_t *req = vbt_request_alloc_held(VBT_REQ_RECV);
+    vbt_request_t *req = vbt_request_alloc_vci(comm->vci, VBT_REQ_RECV);
 
     if (unlikely(req == NULL))
         return VBT_ERR_NO_MEMORY;

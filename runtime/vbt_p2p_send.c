@@ -170,7 +170,7 @@ vbt_status_t vbt_p2p_isend_held(vbt_comm_t *comm, int ctx_index, const void *buf
                                 unsigned flags, vbt_request_t **req_p)
 {
     vbt_vci_t *vci = comm->vci;
-    vbt_request_t *req = vbt_request_alloc_msg(VBT_REQ_SEND);
+    vbt_request_t *req = vbt_request_alloc_msg(vci, VBT_REQ_SEND);
     vbt_tl_t *tl;
     vbt_status_t status;
 

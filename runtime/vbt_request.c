@@ -37,6 +37,40 @@ vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind)
     return req;
 }
 
+vbt_request_t *vbt_request_refill(vbt_vci_t *vci)
+{
+    vbt_vci_head_t *h = vbt_vci_head(vci);
+    vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
+
+    if (unlikely(req == NULL))
+        return NULL;
+    /* The rest only if the pool has them to spare or can carve them. */
+    for (int i = 1; i < VBT_REQUEST_REFILL; i++) {
+        vbt_request_t *r = vbt_objpool_alloc(&vbt_request_pool);
+        if (r == NULL)
+            break;
+        r->next = h->req_free;
+        h->req_free = r;
+    }
+    return req;
+}
+
+vbt_request_t *vbt_request_alloc_vci(vbt_vci_t *vci, vbt_req_kind_t kind)
+{
+    vbt_request_t *req = vbt_request_take(vci, kind);
+    uint32_t gen;
+
+    if (unlikely(req == NULL))
+        return NULL;
+    gen = req->gen;
+    memset(req, 0, sizeof(*req));
+    req->magic = VBT_REQUEST_MAGIC;
+    req->kind = (uint8_t)kind;
+    req->gen = gen;
+    req->vci = vci;
+    return req;
+}
+
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind)
 {
     VBT_RLOCK_SCOPE(&vbt_rt.cs); /* the engine's queues and the transports */
@@ -51,7 +85,7 @@ void vbt_request_release_parts(vbt_request_t *req)
         vbt_dtype_unref(req->dtype);
     if (unlikely(req->flags & VBT_REQF_TMPBUF)) /* MPI_Isendrecv_replace's packed copy */
         free((void *)(uintptr_t)req->bsend_block);
-    vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
+    vbt_request_free_slot(req);
 }
 
 void vbt_request_release(vbt_request_t *req)

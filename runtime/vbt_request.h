@@ -110,7 +110,10 @@ typedef struct vbt_request {
     void (*release_fn)(struct vbt_request *req);
 } vbt_request_t;
 
-/* Every request lives here (vbt_request.c); only the lookups read it from outside. */
+/* Every request lives here (vbt_request.c); only the lookups read it from outside. A free
+ * request is on the pool's free list, or on the free list of the VCI whose message path
+ * released it (vbt_vci.h): the message path allocates from its VCI's list, which it refills
+ * from the pool's a few at a time, so that VCIs do not share one list. */
 extern vbt_objpool_t vbt_request_pool;
 
 /* A request of kind, zeroed but for its identity; NULL (logged) when the pool cannot grow.
@@ -120,8 +123,9 @@ extern vbt_objpool_t vbt_request_pool;
 vbt_request_t *vbt_request_alloc(vbt_req_kind_t kind);
 vbt_request_t *vbt_request_alloc_held(vbt_req_kind_t kind);
 
-/* A plain send or receive of the message path (vbt_p2p_isend_held, vbt_p2p_irecv_held), the
- * critical section held. Unlike vbt_request_alloc it does not clear the whole request (a
+/* vbt_request_alloc_msg, below: a plain send or receive of the message path
+ * (vbt_p2p_isend_held, vbt_p2p_irecv_held), from its VCI's free list, the critical section
+ * held. Unlike vbt_request_alloc it does not clear the whole request (a
  * `rep stos` of 160 bytes: about 25 instructions and more cycles, twice per ping-pong) but
  * sets what the message path may read before writing it; comm, context_id, peer, tag, buf and
  * bytes are the caller's to set. The fields read only under a flag or a kind that says they
@@ -135,15 +139,36 @@ static inline uint32_t vbt_request_next_gen(const vbt_request_t *req)
     return req->gen + 1 != 0 ? req->gen + 1 : 1;
 }
 
-static inline vbt_request_t *vbt_request_alloc_msg(vbt_req_kind_t kind)
-{
-    vbt_request_t *req = vbt_objpool_alloc(&vbt_request_pool); /* logs why when it cannot */
+/* Out of line, when vci's free list is empty: one request for the caller, and up to
+ * VBT_REQUEST_REFILL - 1 more onto the list, from the pool's free list or carved anew. NULL
+ * (logged) when the pool cannot grow. */
+#define VBT_REQUEST_REFILL 16
+vbt_request_t *vbt_request_refill(vbt_vci_t *vci);
 
-    if (unlikely(req == NULL))
+/* A request from vci's free list, of kind and for vci (released back to that list); its
+ * contents as the slot left them (see above). */
+static VBT_ALWAYS_INLINE vbt_request_t *vbt_request_take(vbt_vci_t *vci, vbt_req_kind_t kind)
+{
+    vbt_vci_head_t *h = vbt_vci_head(vci);
+    vbt_request_t *req = h->req_free;
+
+    if (likely(req != NULL))
+        h->req_free = req->next;
+    else if ((req = vbt_request_refill(vci)) == NULL)
         return NULL;
     req->gen = vbt_request_next_gen(req);
     req->magic = VBT_REQUEST_MAGIC;
     req->kind = (uint8_t)kind;
+    req->vci = vci;
+    return req;
+}
+
+static inline vbt_request_t *vbt_request_alloc_msg(vbt_vci_t *vci, vbt_req_kind_t kind)
+{
+    vbt_request_t *req = vbt_request_take(vci, kind);
+
+    if (unlikely(req == NULL))
+        return NULL;
     req->complete = 0;
     req->flags = 0;
     req->next = NULL;
@@ -158,6 +183,10 @@ static inline vbt_request_t *vbt_request_alloc_msg(vbt_req_kind_t kind)
     req->release_fn = NULL;
     return req;
 }
+
+/* A request of kind for vci, zeroed but for its identity, from vci's free list (the engine's
+ * control messages). */
+vbt_request_t *vbt_request_alloc_vci(vbt_vci_t *vci, vbt_req_kind_t kind);
 
 /* An internal control message rather than a user's send or receive? */
 static inline int vbt_request_is_ctrl(const vbt_request_t *req)
@@ -181,13 +210,26 @@ void vbt_request_release(vbt_request_t *req);
 /* Release what a request holds besides its slot (a collective's schedule, a datatype
  * reference, a packed copy), then the slot: vbt_request_release_held's rare part. */
 void vbt_request_release_parts(vbt_request_t *req);
+/* The slot back to the free list it came from: its VCI's, or the pool's. Its magic is zeroed,
+ * so its handle is refused from now on. */
+static inline void vbt_request_free_slot(vbt_request_t *req)
+{
+    if (likely(req->vci != NULL)) {
+        vbt_vci_head_t *h = vbt_vci_head(req->vci);
+        req->magic = 0;
+        req->next = h->req_free;
+        h->req_free = req;
+    } else {
+        vbt_objpool_free(&vbt_request_pool, req);
+    }
+}
 /* Inline: a message path's request holds nothing but its slot. */
 static inline void vbt_request_release_held(vbt_request_t *req)
 {
     if (unlikely(req->release_fn != NULL || req->dtype != NULL || (req->flags & VBT_REQF_TMPBUF)))
         vbt_request_release_parts(req);
     else
-        vbt_objpool_free(&vbt_request_pool, req); /* zeroes the magic: a stale handle is refused */
+        vbt_request_free_slot(req);
 }
 void vbt_request_cleanup(void);
 /* Does a live request refer to comm? (MPI_Comm_free keeps a communicator until none does.) Walks
