@@ -258,9 +258,11 @@ void vbt_p2p_idle_vci(vbt_vci_t *vci, vbt_backoff_t *backoff)
     vbt_status_t status;
     int can_block;
 
+    /* The other VCIs found something: not idle, the caller looks at its flag again. */
     if (unlikely(vbt_nvcis > 1) && progress_others(vci) != 0)
-        return; /* not idle: the caller looks at its flag again */
-    if (unlikely(vbt_rt.cs.on)) { /* outside the section: the engine's state is not ours */
+        return;
+    /* Outside the section (MULTIPLE): the engine's state is not ours to read. */
+    if (unlikely(vbt_rt.cs.on)) {
         idle_threaded(vci, backoff);
         return;
     }
