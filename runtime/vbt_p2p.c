@@ -184,16 +184,6 @@ static int progress_others(vbt_vci_t *vci)
     return n;
 }
 
-/* Liveness checks of every VCI's transports: the first failure found. */
-static vbt_status_t check_peers_all(void)
-{
-    vbt_status_t status = VBT_OK;
-
-    for (int i = 0; i < vbt_nvcis && status == VBT_OK; i++)
-        status = vbt_tl_check_peers(&vbt_vcis[i].tl);
-    return status;
-}
-
 /* Hooks run in the progress of the first VCI, which every wait drives. */
 void vbt_p2p_hook_add(vbt_p2p_hook_fn *fn, void *arg)
 {
@@ -245,7 +235,7 @@ static void idle_threaded(vbt_vci_t *vci, vbt_backoff_t *backoff)
     int depth = vbt_rlock_suspend(&vbt_rt.cs);
 
     if (vbt_backoff_nap(backoff) && vbt_rlock_try(&vbt_rt.cs)) {
-        vbt_status_t status = check_peers_all();
+        vbt_status_t status = vbt_tl_check_peers(vci_sets, vbt_nvcis);
         if (unlikely(status != VBT_OK) && vci->failed == VBT_OK)
             vci->failed = status;
         vbt_rlock_release(&vbt_rt.cs);

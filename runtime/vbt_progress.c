@@ -85,16 +85,6 @@ unsigned vbt_progress_poll_yield_after(void)
     return 0;
 }
 
-/* Each set's liveness checks: the first failure. */
-static vbt_status_t check_peers(vbt_tl_set_t *const *sets, int nsets)
-{
-    vbt_status_t status = VBT_OK;
-
-    for (int i = 0; i < nsets && status == VBT_OK; i++)
-        status = vbt_tl_check_peers(sets[i]);
-    return status;
-}
-
 vbt_status_t vbt_backoff_idle(vbt_tl_set_t *const *sets, int nsets, vbt_backoff_t *b, int can_block)
 {
     b->idle++;
@@ -103,7 +93,7 @@ vbt_status_t vbt_backoff_idle(vbt_tl_set_t *const *sets, int nsets, vbt_backoff_
         vbt_cpu_relax();
         /* Spinning never sleeps, and sleeping is where dead peers are noticed. */
         if (unlikely(b->idle % VBT_LIVENESS_POLLS == 0))
-            return check_peers(sets, nsets);
+            return vbt_tl_check_peers(sets, nsets);
         return VBT_OK;
     }
     if (mode == VBT_PROGRESS_HYBRID) {
@@ -118,7 +108,7 @@ vbt_status_t vbt_backoff_idle(vbt_tl_set_t *const *sets, int nsets, vbt_backoff_
     if (can_block)
         return vbt_tl_block(sets, nsets, VBT_BLOCK_MS);
     sched_yield();
-    return check_peers(sets, nsets);
+    return vbt_tl_check_peers(sets, nsets);
 }
 
 /* A nap once the yielding is over (MPI_THREAD_MULTIPLE): short enough that a thread woken by

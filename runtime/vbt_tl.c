@@ -227,15 +227,17 @@ int vbt_tl_spin_polls(const vbt_tl_set_t *tl)
     return polls;
 }
 
-vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *tl)
+vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *const *sets, int nsets)
 {
     vbt_status_t status = VBT_OK;
 
-    for (int i = 0; i < tl->nup; i++) {
-        vbt_tl_iface_t *f = tl->up[i];
-        vbt_status_t st = f->ops->check_liveness(f);
-        if (status == VBT_OK)
-            status = st;
+    for (int s = 0; s < nsets; s++) {
+        for (int i = 0; i < sets[s]->nup; i++) {
+            vbt_tl_iface_t *f = sets[s]->up[i];
+            vbt_status_t st = f->ops->check_liveness(f);
+            if (status == VBT_OK)
+                status = st;
+        }
     }
     return status;
 }

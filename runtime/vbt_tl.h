@@ -113,9 +113,10 @@ static inline int vbt_tl_progress(vbt_tl_set_t *ts)
     return n;
 }
 
-/* For waits that do not sleep (vbt_tl_block checks as it sleeps): each transport's liveness
- * check (a clock read unless one is due). VBT_OK, or VBT_ERR_PEER_FAILED (logged). */
-vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *ts);
+/* For waits that do not sleep (vbt_tl_block checks as it sleeps): the liveness check of every
+ * transport of the nsets sets (a clock read unless one is due). VBT_OK, or the first
+ * VBT_ERR_PEER_FAILED (logged). */
+vbt_status_t vbt_tl_check_peers(vbt_tl_set_t *const *sets, int nsets);
 
 /* Sleep until any transport of the nsets sets has something for us, or timeout_ms passes: one
  * poll() on every transport's wake-up descriptor together, after each armed its own and looked once
